@@ -1,0 +1,36 @@
+/* A verified handle on procfs: every write under /proc (uid_map, oom_score_adj,
+ * attr/exec, sysctl, ...) goes through it, so a container cannot redirect the
+ * write by mounting over or symlinking parts of /proc (CVE-2019-19921,
+ * CVE-2025-52881 class).  The handle is a private procfs instance (fsopen +
+ * fsmount where available), checked with fstatfs(PROC_SUPER_MAGIC); the paths
+ * below it are resolved with RESOLVE_NO_MAGICLINKS|RESOLVE_NO_XDEV... no
+ * symlink may lead out of it. */
+#ifndef SANDRUN_PROCFS_H
+#define SANDRUN_PROCFS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "sandrun/error.h"
+
+/* The cached fd of the procfs root (for the pid namespace this process sees
+ * at the time of the first call). */
+int sr_procfs_root (sr_error **err);
+
+/* Open "PATH" relative to /proc ("self/fd", "1234/ns/pid", "sys/kernel/..").
+ * "self" and "thread-self" are resolved to this process's pid / tid first.
+ * Returns an fd or -1. */
+int sr_procfs_open (const char *path, int flags, sr_error **err);
+
+/* Write a whole string to a file under /proc (O_WRONLY, one write call, as
+ * procfs files expect). */
+int sr_procfs_write (const char *path, const char *data, sr_error **err);
+
+/* Read a file under /proc into a malloc'd NUL-terminated buffer. */
+int sr_procfs_read (const char *path, char **out, size_t *len, sr_error **err);
+
+/* Forget the cached handle: call after entering a new pid or mount
+ * namespace whose procfs the next calls must see. */
+void sr_procfs_reset (void);
+
+#endif
