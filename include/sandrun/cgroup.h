@@ -1,0 +1,72 @@
+/* cgroups: one interface over v1, v2 and hybrid hosts.  The layout is
+ * detected once per invocation (statfs of /sys/fs/cgroup and, on v1, of
+ * /sys/fs/cgroup/unified).  A container's cgroup is recorded in its state as
+ * the path string returned by sr_cgroup_path(), which sr_cgroup_open() takes
+ * back in later commands. */
+#ifndef SANDRUN_CGROUP_H
+#define SANDRUN_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "oci-spec/types.h"
+#include "sandrun/error.h"
+
+typedef enum
+{
+  SR_CGROUP_V1 = 1,  /* one hierarchy per controller, no unified mount */
+  SR_CGROUP_V2,      /* unified only */
+  SR_CGROUP_HYBRID,  /* v1 controllers plus /sys/fs/cgroup/unified */
+} sr_cgroup_layout;
+
+typedef struct sr_cgroup sr_cgroup;
+
+int sr_cgroup_detect (sr_cgroup_layout *layout, sr_error **err);
+
+/* Create the container's cgroup (every hierarchy that the layout has), with
+ * the parents' controllers enabled on v2, and apply `res` (may be NULL).
+ * cgroups_path: linux.cgroupsPath, NULL for the default derived from `id`.
+ * On failure nothing created is left behind. */
+int sr_cgroup_create (const char *id, const char *cgroups_path,
+                      const oci_resources *res, sr_cgroup **out,
+                      sr_error **err);
+
+/* Re-open the cgroup of an existing container from its recorded path. */
+int sr_cgroup_open (const char *recorded_path, sr_cgroup **out,
+                    sr_error **err);
+
+/* The path to record in the state (absolute within the hierarchies). */
+const char *sr_cgroup_path (const sr_cgroup *cg);
+
+/* v2/hybrid: an O_DIRECTORY fd of the unified cgroup, for
+ * clone3(CLONE_INTO_CGROUP); -1 where there is none. */
+int sr_cgroup_clone_fd (const sr_cgroup *cg);
+
+/* Move `pid` into the cgroup in every hierarchy (a no-op for the unified one
+ * when the process was cloned into it). */
+int sr_cgroup_enter (const sr_cgroup *cg, pid_t pid, sr_error **err);
+
+/* Apply resources (create and `update`). */
+int sr_cgroup_apply (const sr_cgroup *cg, const oci_resources *res,
+                     sr_error **err);
+
+/* The pids in the cgroup (recursively), malloc'd. */
+int sr_cgroup_pids (const sr_cgroup *cg, pid_t **pids, size_t *n,
+                    sr_error **err);
+
+/* Signal every process in the cgroup (v2 cgroup.kill for SIGKILL where
+ * present). */
+int sr_cgroup_kill (const sr_cgroup *cg, int signo, sr_error **err);
+
+int sr_cgroup_freeze (const sr_cgroup *cg, bool frozen, sr_error **err);
+
+/* Remove the cgroup from every hierarchy (waiting briefly for exiting
+ * processes).  A missing cgroup is not an error. */
+int sr_cgroup_destroy (const sr_cgroup *cg, sr_error **err);
+
+void sr_cgroup_free (sr_cgroup *cg);
+void sr_cgroup_freep (sr_cgroup **cg);
+#define _cleanup_cgroup_ __attribute__ ((cleanup (sr_cgroup_freep)))
+
+#endif

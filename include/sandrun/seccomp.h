@@ -1,0 +1,31 @@
+/* linux.seccomp through libseccomp.  Compiled in the parent (or taken from
+ * the BPF cache under --root), installed by the init as its last setup
+ * step. */
+#ifndef SANDRUN_SECCOMP_H
+#define SANDRUN_SECCOMP_H
+
+#include <stdbool.h>
+
+#include "oci-spec/types.h"
+#include "sandrun/error.h"
+
+typedef struct sr_seccomp_prog sr_seccomp_prog;
+
+/* profile NULL: *out = NULL, nothing to do.  cache_dir may be NULL (no
+ * cache). */
+int sr_seccomp_prepare (const oci_seccomp *profile, const char *cache_dir,
+                        sr_seccomp_prog **out, sr_error **err);
+
+/* In the init: install the filter.  *notify_fd gets the user-notification
+ * listener fd when the profile uses SCMP_ACT_NOTIFY, else -1. */
+int sr_seccomp_load (const sr_seccomp_prog *prog, int *notify_fd,
+                     sr_error **err);
+
+/* Parent: hand the listener fd and the container state to listenerPath
+ * (runtime-spec "seccomp" section, SCM_RIGHTS). */
+int sr_seccomp_send_to_listener (const oci_seccomp *profile, int notify_fd,
+                                 const char *state_json, sr_error **err);
+
+void sr_seccomp_prog_free (sr_seccomp_prog *prog);
+
+#endif

@@ -1,0 +1,1 @@
+/* internal JSON helpers of oci-spec (placeholder) */

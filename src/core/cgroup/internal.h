@@ -1,0 +1,1 @@
+/* internal cgroup helpers (placeholder) */
