@@ -1,0 +1,7 @@
+#include "unit.h"
+
+int
+main (void)
+{
+  return unit_finish ();
+}
