@@ -13,6 +13,7 @@ struct sr_rootfs_ctx
 {
   const oci_config *cfg;
   const char *rootfs; /* absolute host path of root.path */
+  const char *bundle; /* absolute: relative bind-mount sources start here */
   bool no_pivot;      /* --no-pivot: MS_MOVE + chroot (ramfs roots) */
   bool userns;        /* in a new user namespace: devices are bind-mounted */
 };
