@@ -33,7 +33,9 @@ int sr_ensure_target_in_root (int rootfd, const char *path, bool dir,
                               mode_t mode, sr_error **err);
 
 /* Re-open an O_PATH fd with real access flags (through the verified procfs
- * handle, never a path lookup). */
+ * handle, never a path lookup).  O_CREAT, O_EXCL and O_NOFOLLOW are ignored;
+ * the result is checked to be the same inode.  (Implemented in procfs.c: the
+ * one place a magic link is followed.) */
 int sr_reopen_fd (int opath_fd, int flags, sr_error **err);
 
 /* The kernel's idea of where an fd points ("/proc/self/fd/N" readlink);
@@ -43,7 +45,15 @@ char *sr_fd_path (int fd);
 /* True when the path of `fd` is `rootpath` or below it. */
 bool sr_fd_is_beneath (int fd, const char *rootpath);
 
-/* Testing hook: pretend openat2 does not exist (exercise the fallback). */
+/* Testing hook: pretend openat2 does not exist (exercise the fallback).  It
+ * affects sr_openat2 and so procfs.h too. */
 void sr_safepath_force_fallback (bool on);
+
+/* openat2(2) as a raw syscall (`resolve`: RESOLVE_* flags), retrying the
+ * transient EAGAIN of a concurrent rename.  Returns an fd or -1 with errno;
+ * ENOSYS when the kernel (or a seccomp filter) does not offer openat2 or the
+ * fallback is forced.  O_CLOEXEC is always added. */
+int sr_openat2 (int dirfd, const char *path, int flags, mode_t mode,
+                unsigned long long resolve);
 
 #endif
