@@ -1,7 +1,572 @@
+/* safepath + procfs: a hostile tree under a mkdtemp dir, resolved with
+ * openat2 and then with the forced user-space fallback.  Needs root (mounts,
+ * namespaces) for the procfs part; cleans up everything it made. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <linux/magic.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandrun/procfs.h"
+#include "sandrun/safepath.h"
+#include "sandrun/util.h"
 #include "unit.h"
+
+static char base[] = "/tmp/sr-safepath-XXXXXX";
+
+static void
+write_file (const char *path, const char *text)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0 || write (fd, text, strlen (text)) != (ssize_t) strlen (text))
+    {
+      perror (path);
+      exit (2);
+    }
+  close (fd);
+}
+
+static void
+mkdir_p (const char *path)
+{
+  char *copy = xstrdup (path);
+  for (char *p = copy + 1; *p; p++)
+    if (*p == '/')
+      {
+        *p = '\0';
+        mkdir (copy, 0755);
+        *p = '/';
+      }
+  mkdir (copy, 0755);
+  free (copy);
+}
+
+static void
+symlink_or_die (const char *target, const char *path)
+{
+  if (symlink (target, path) < 0)
+    {
+      perror (path);
+      exit (2);
+    }
+}
+
+/* What an fd reads, "" on any failure; closes the fd. */
+static char *
+slurp (int fd)
+{
+  char buf[256];
+  ssize_t n = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
+  sr_close (fd);
+  buf[n > 0 ? n : 0] = '\0';
+  return xstrdup (buf);
+}
+
+static bool
+exists (const char *path)
+{
+  struct stat st;
+  return lstat (path, &st) == 0;
+}
+
+/* Open and read, or "ERR:<errno>". */
+static char *
+read_in_root (int rootfd, const char *path, int flags)
+{
+  sr_error *err = NULL;
+  int fd = sr_open_in_root (rootfd, path, O_RDONLY | flags, 0, &err);
+  if (fd < 0)
+    {
+      char *r = xasprintf ("ERR:%d", sr_error_errno (err));
+      sr_error_free (err);
+      return r;
+    }
+  return slurp (fd);
+}
+
+static int
+errno_of (int fd, sr_error *err)
+{
+  int e = fd >= 0 ? 0 : sr_error_errno (err);
+  sr_close (fd);
+  sr_error_free (err);
+  return e;
+}
+
+/* errno_of once (CHECK evaluates its condition twice). */
+#define CHECK_ERRNO(fd, err, want, ...)                                       \
+  do                                                                          \
+    {                                                                         \
+      int got_ = errno_of ((fd), (err));                                      \
+      CHECK (got_ == (want), __VA_ARGS__);                                    \
+      if (got_ != (want))                                                     \
+        printf ("#   errno %d, want %d\n", got_, (want));                     \
+    }                                                                         \
+  while (0)
+
+/* The tree: `outside` (host, "host" content) mirrored inside the root at the
+ * same absolute path ("inside"), so that a link followed on the host reads
+ * differently from one resolved in the root. */
+struct tree
+{
+  char *dir, *root, *outside, *mirror;
+  int rootfd;
+};
+
+static void
+build_tree (struct tree *t, const char *name)
+{
+  t->dir = xasprintf ("%s/%s", base, name);
+  t->root = xasprintf ("%s/root", t->dir);
+  t->outside = xasprintf ("%s/outside", t->dir);
+  t->mirror = xasprintf ("%s%s", t->root, t->outside);
+
+  mkdir_p (t->outside);
+  mkdir_p (t->mirror);
+  char *p = xasprintf ("%s/secret", t->outside);
+  write_file (p, "host");
+  free (p);
+  p = xasprintf ("%s/secret", t->mirror);
+  write_file (p, "inside");
+  free (p);
+  p = xasprintf ("%s/etc", t->root);
+  mkdir_p (p);
+  free (p);
+  p = xasprintf ("%s/etc/hostname", t->root);
+  write_file (p, "inside-hostname");
+  free (p);
+
+  struct
+  {
+    const char *name;
+    char *target;
+  } links[] = {
+    { "escape_abs", xstrdup (t->outside) },
+    { "escape_rel", xasprintf ("../../../../../../../..%s", t->outside) },
+    { "up", xstrdup ("../../../..") },
+    { "loop1", xstrdup ("loop2") },
+    { "loop2", xstrdup ("loop1") },
+    { "lastlink", xstrdup ("etc/hostname") },
+    { "passwd_link", xstrdup ("/etc/passwd") },
+    { "dirlink", xasprintf ("%s", t->outside) },
+    { "dangling", xasprintf ("%s/newdir", t->dir) },
+    { "etc/self", xstrdup ("/etc") },
+  };
+  for (size_t i = 0; i < ARRAY_SIZE (links); i++)
+    {
+      p = xasprintf ("%s/%s", t->root, links[i].name);
+      symlink_or_die (links[i].target, p);
+      free (p);
+      free (links[i].target);
+    }
+  /* l0 -> l1 -> ... -> l40 -> etc: 41 links from l0, 40 from l1. */
+  for (int i = 0; i <= 40; i++)
+    {
+      char *target = i == 40 ? xstrdup ("etc") : xasprintf ("l%d", i + 1);
+      p = xasprintf ("%s/l%d", t->root, i);
+      symlink_or_die (target, p);
+      free (p);
+      free (target);
+    }
+
+  t->rootfd = open (t->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (t->rootfd < 0)
+    exit (2);
+}
+
+static void
+free_tree (struct tree *t)
+{
+  close (t->rootfd);
+  free (t->dir);
+  free (t->root);
+  free (t->outside);
+  free (t->mirror);
+}
+
+static void
+test_open (struct tree *t, const char *mode)
+{
+  char *s;
+
+  s = read_in_root (t->rootfd, "etc/hostname", 0);
+  CHECK_STR (s, "inside-hostname", "%s: plain relative path", mode);
+  free (s);
+  s = read_in_root (t->rootfd, "/etc/hostname", 0);
+  CHECK_STR (s, "inside-hostname", "%s: leading slash", mode);
+  free (s);
+  s = read_in_root (t->rootfd, "../../../../etc/hostname", 0);
+  CHECK_STR (s, "inside-hostname", "%s: \"..\" clamped at the root", mode);
+  free (s);
+  s = read_in_root (t->rootfd, "escape_abs/secret", 0);
+  CHECK_STR (s, "inside", "%s: absolute symlink resolved in root", mode);
+  free (s);
+  s = read_in_root (t->rootfd, "escape_rel/secret", 0);
+  CHECK_STR (s, "inside", "%s: relative symlink with \"..\" clamped", mode);
+  free (s);
+  s = read_in_root (t->rootfd, "up/up/etc/hostname", 0);
+  CHECK_STR (s, "inside-hostname", "%s: symlink to \"../../..\"", mode);
+  free (s);
+  s = read_in_root (t->rootfd, "etc/self/self/self/hostname", 0);
+  CHECK_STR (s, "inside-hostname", "%s: absolute link inside a subdir", mode);
+  free (s);
+  s = read_in_root (t->rootfd, "loop1", 0);
+  CHECK_STR (s, "ERR:40", "%s: symlink loop is ELOOP", mode);
+  free (s);
+  s = read_in_root (t->rootfd, "l1/hostname", 0);
+  CHECK_STR (s, "inside-hostname", "%s: 40 links are fine", mode);
+  free (s);
+  s = read_in_root (t->rootfd, "l0/hostname", 0);
+  CHECK_STR (s, "ERR:40", "%s: 41 links are ELOOP", mode);
+  free (s);
+  s = read_in_root (t->rootfd, "lastlink", 0);
+  CHECK_STR (s, "inside-hostname", "%s: symlink as last component", mode);
+  free (s);
+  s = read_in_root (t->rootfd, "lastlink", O_NOFOLLOW);
+  CHECK_STR (s, "ERR:40", "%s: last symlink with O_NOFOLLOW", mode);
+  free (s);
+  s = read_in_root (t->rootfd, "etc/hostname/", 0);
+  CHECK_STR (s, "ERR:20", "%s: trailing slash on a file", mode);
+  free (s);
+  s = read_in_root (t->rootfd, "etc/nothere", 0);
+  CHECK_STR (s, "ERR:2", "%s: missing file", mode);
+  free (s);
+
+  sr_error *err = NULL;
+  int fd = sr_open_in_root (t->rootfd, "lastlink", O_PATH | O_NOFOLLOW, 0, &err);
+  struct stat st;
+  CHECK (fd >= 0 && fstat (fd, &st) == 0 && S_ISLNK (st.st_mode),
+         "%s: O_PATH|O_NOFOLLOW gives the link itself", mode);
+  CHECK (fd < 0 || (fcntl (fd, F_GETFD) & FD_CLOEXEC), "%s: O_CLOEXEC", mode);
+  errno_of (fd, err);
+
+  err = NULL;
+  fd = sr_open_in_root (t->rootfd, "/", O_PATH | O_DIRECTORY, 0, &err);
+  char *path = fd >= 0 ? sr_fd_path (fd) : NULL;
+  CHECK_STR (path, t->root, "%s: \"/\" is the root", mode);
+  free (path);
+  errno_of (fd, err);
+
+  err = NULL;
+  fd = sr_open_in_root (t->rootfd, "escape_abs/created", O_WRONLY | O_CREAT, 0600,
+                        &err);
+  char *host = xasprintf ("%s/created", t->outside);
+  char *in = xasprintf ("%s/created", t->mirror);
+  CHECK (fd >= 0 && exists (in) && !exists (host),
+         "%s: O_CREAT through a link creates inside root", mode);
+  free (host);
+  free (in);
+  errno_of (fd, err);
+}
+
+static void
+test_mkdir (struct tree *t, const char *mode)
+{
+  sr_error *err = NULL;
+  int fd = sr_mkdir_in_root (t->rootfd, "dirlink/made/deeper", 0755, &err);
+  char *in = xasprintf ("%s/made/deeper", t->mirror);
+  char *host = xasprintf ("%s/made", t->outside);
+  CHECK (fd >= 0 && exists (in) && !exists (host),
+         "%s: mkdir through an absolute link lands in root", mode);
+  char *path = fd >= 0 ? sr_fd_path (fd) : NULL;
+  CHECK_STR (path, in, "%s: mkdir returns the last directory", mode);
+  free (path);
+  free (in);
+  free (host);
+  errno_of (fd, err);
+
+  err = NULL;
+  fd = sr_mkdir_in_root (t->rootfd, "up/up/fresh/a/../b", 0700, &err);
+  in = xasprintf ("%s/fresh/b", t->root);
+  path = fd >= 0 ? sr_fd_path (fd) : NULL;
+  CHECK_STR (path, in, "%s: mkdir through \"../..\" links and \"..\"", mode);
+  free (path);
+  free (in);
+  errno_of (fd, err);
+
+  err = NULL;
+  fd = sr_mkdir_in_root (t->rootfd, "dangling/sub", 0755, &err);
+  in = xasprintf ("%s%s/newdir/sub", t->root, t->dir);
+  host = xasprintf ("%s/newdir", t->dir);
+  CHECK (fd >= 0 && exists (in) && !exists (host),
+         "%s: mkdir through a dangling link creates its target in root", mode);
+  free (in);
+  free (host);
+  errno_of (fd, err);
+
+  err = NULL;
+  fd = sr_mkdir_in_root (t->rootfd, "etc/hostname/x", 0755, &err);
+  CHECK_ERRNO (fd, err, ENOTDIR, "%s: mkdir below a file is ENOTDIR",
+         mode);
+  err = NULL;
+  fd = sr_mkdir_in_root (t->rootfd, "loop1/x", 0755, &err);
+  CHECK_ERRNO (fd, err, ELOOP, "%s: mkdir through a loop is ELOOP",
+         mode);
+}
+
+static void
+test_ensure (struct tree *t, const char *mode)
+{
+  struct stat before, after;
+  stat ("/etc/passwd", &before);
+
+  sr_error *err = NULL;
+  int fd = sr_ensure_target_in_root (t->rootfd, "passwd_link", false, 0644, &err);
+  char *in = xasprintf ("%s/etc/passwd", t->root);
+  struct stat st;
+  CHECK (fd >= 0 && stat (in, &st) == 0 && S_ISREG (st.st_mode) && st.st_size == 0,
+         "%s: file target behind a link to /etc/passwd made in root", mode);
+  stat ("/etc/passwd", &after);
+  CHECK (before.st_ino == after.st_ino && before.st_size == after.st_size
+             && before.st_mtime == after.st_mtime,
+         "%s: host /etc/passwd untouched", mode);
+  char *path = fd >= 0 ? sr_fd_path (fd) : NULL;
+  CHECK_STR (path, in, "%s: the O_PATH fd is the file in root", mode);
+  CHECK (fd < 0 || (fcntl (fd, F_GETFL) & O_PATH), "%s: fd is O_PATH", mode);
+  free (path);
+  free (in);
+  errno_of (fd, err);
+
+  err = NULL;
+  fd = sr_ensure_target_in_root (t->rootfd, "passwd_link", false, 0644, &err);
+  CHECK_ERRNO (fd, err, 0, "%s: existing file target is fine", mode);
+  err = NULL;
+  fd = sr_ensure_target_in_root (t->rootfd, "passwd_link", true, 0755, &err);
+  CHECK_ERRNO (fd, err, ENOTDIR, "%s: dir target on a file: ENOTDIR",
+         mode);
+  err = NULL;
+  fd = sr_ensure_target_in_root (t->rootfd, "etc", false, 0644, &err);
+  CHECK_ERRNO (fd, err, EISDIR, "%s: file target on a dir: EISDIR",
+         mode);
+
+  err = NULL;
+  fd = sr_ensure_target_in_root (t->rootfd, "escape_rel/dev/console", false, 0,
+                                 &err);
+  in = xasprintf ("%s/dev/console", t->mirror);
+  char *host = xasprintf ("%s/dev", t->outside);
+  CHECK (fd >= 0 && exists (in) && !exists (host),
+         "%s: file target with new parents through a link stays in root",
+         mode);
+  free (in);
+  free (host);
+  errno_of (fd, err);
+
+  err = NULL;
+  fd = sr_ensure_target_in_root (t->rootfd, "escape_abs/mnt/point", true, 0755,
+                                 &err);
+  in = xasprintf ("%s/mnt/point", t->mirror);
+  host = xasprintf ("%s/mnt", t->outside);
+  CHECK (fd >= 0 && exists (in) && !exists (host),
+         "%s: dir target through a link stays in root", mode);
+  free (in);
+  free (host);
+  errno_of (fd, err);
+}
+
+static void
+run_suite (const char *mode, bool fallback)
+{
+  struct tree t;
+  build_tree (&t, mode);
+  sr_safepath_force_fallback (fallback);
+  test_open (&t, mode);
+  test_mkdir (&t, mode);
+  test_ensure (&t, mode);
+  sr_safepath_force_fallback (false);
+  free_tree (&t);
+}
+
+/* ---- procfs ---- */
+
+static void
+test_procfs_handle (void)
+{
+  sr_error *err = NULL;
+  int root = sr_procfs_root (&err);
+  struct statfs sfs;
+  struct stat st;
+  CHECK (root >= 0 && fstatfs (root, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC
+             && fstat (root, &st) == 0 && st.st_ino == 1,
+         "procfs handle is a procfs root");
+  CHECK (root < 0 || (fcntl (root, F_GETFD) & FD_CLOEXEC), "handle is CLOEXEC");
+  sr_error_free (err);
+
+  char old[17] = "";
+  prctl (PR_GET_NAME, old);
+  err = NULL;
+  CHECK (sr_procfs_write ("self/comm", "sr-test-comm", &err) == 0,
+         "write self/comm");
+  sr_error_free (err);
+  char *text = NULL;
+  err = NULL;
+  CHECK (sr_procfs_read ("/self/comm", &text, NULL, &err) == 0, "read self/comm");
+  CHECK_STR (text, "sr-test-comm\n", "the write went to our own comm");
+  free (text);
+  sr_error_free (err);
+  text = NULL;
+  err = NULL;
+  sr_procfs_read ("thread-self/comm", &text, NULL, &err);
+  CHECK_STR (text, "sr-test-comm\n", "thread-self is translated");
+  free (text);
+  sr_error_free (err);
+  prctl (PR_SET_NAME, old);
+
+  err = NULL;
+  int fd = sr_procfs_open ("sys/kernel/ostype", O_RDONLY, &err);
+  char *s = slurp (fd);
+  CHECK_STR (s, "Linux\n", "sys/kernel/ostype is readable");
+  free (s);
+  sr_error_free (err);
+
+  err = NULL;
+  fd = sr_procfs_open ("self/../../etc/passwd", O_RDONLY, &err);
+  int e = errno_of (fd, err);
+  CHECK (e != 0, "\"..\" out of procfs is refused");
+  err = NULL;
+  fd = sr_procfs_open ("self/exe", O_RDONLY, &err);
+  CHECK_ERRNO (fd, err, ELOOP, "magic links are not followed");
+}
+
+static void
+test_reopen (void)
+{
+  char *p = xasprintf ("%s/reopen", base);
+  write_file (p, "reopened");
+  int opath = open (p, O_PATH | O_CLOEXEC);
+  sr_error *err = NULL;
+  int fd = sr_reopen_fd (opath, O_RDONLY, &err);
+  CHECK (fd >= 0 && !(fcntl (fd, F_GETFL) & O_PATH), "reopen gives a real fd");
+  CHECK (fd < 0 || (fcntl (fd, F_GETFD) & FD_CLOEXEC), "reopened fd is CLOEXEC");
+  char *s = slurp (fd);
+  CHECK_STR (s, "reopened", "reopened fd reads the file");
+  free (s);
+  sr_error_free (err);
+
+  char *path = sr_fd_path (opath);
+  CHECK_STR (path, p, "sr_fd_path");
+  CHECK (sr_fd_is_beneath (opath, base) && sr_fd_is_beneath (opath, "/")
+             && !sr_fd_is_beneath (opath, "/tmp/sr-safe"),
+         "sr_fd_is_beneath matches whole components");
+  free (path);
+  close (opath);
+  free (p);
+}
+
+/* In a child with its own mount namespace, /proc/self/comm is bind-mounted
+ * over with a fake file: the plain path sees the fake, the handle must not. */
+static int
+overmount_child (bool reset)
+{
+  if (unshare (CLONE_NEWNS) < 0
+      || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+    return 3;
+  prctl (PR_SET_NAME, "sr-real");
+  char *fake = xasprintf ("%s/fakecomm", base);
+  write_file (fake, "fake\n");
+  char *target = xasprintf ("/proc/%d/comm", getpid ());
+  if (mount (fake, target, NULL, MS_BIND, NULL) < 0)
+    return 3;
+  char *plain = slurp (open ("/proc/self/comm", O_RDONLY | O_CLOEXEC));
+  if (strcmp (plain, "fake\n") != 0)
+    return 4; /* the attack did not even work: the test is meaningless */
+
+  if (reset)
+    sr_procfs_reset ();
+  char *text = NULL;
+  sr_error *err = NULL;
+  if (sr_procfs_read ("self/comm", &text, NULL, &err) < 0)
+    return 5;
+  return strcmp (text, "sr-real\n") == 0 ? 0 : 1;
+}
+
+static int
+wait_child (pid_t pid)
+{
+  int status;
+  if (pid < 0 || waitpid (pid, &status, 0) != pid)
+    return -1;
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+}
+
+static void
+test_overmount (void)
+{
+  for (int reset = 0; reset <= 1; reset++)
+    {
+      fflush (stdout);
+      pid_t pid = fork ();
+      if (pid == 0)
+        _exit (overmount_child (reset));
+      int r = wait_child (pid);
+      CHECK (r == 0, "bind mount over /proc/self/comm does not fool the handle%s "
+             "(child status %d)", reset ? " (new handle)" : "", r);
+    }
+}
+
+/* A child in a new pid namespace is pid 1 there; the inherited handle (the
+ * parent's pid namespace) must still find its own "self". */
+static void
+test_pidns (void)
+{
+  fflush (stdout);
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      if (unshare (CLONE_NEWPID) < 0)
+        _exit (3);
+      pid_t inner = fork ();
+      if (inner == 0)
+        {
+          prctl (PR_SET_NAME, "sr-pidns");
+          char *text = NULL;
+          sr_error *err = NULL;
+          if (getpid () != 1 || sr_procfs_read ("self/comm", &text, NULL, &err) < 0)
+            _exit (4);
+          _exit (strcmp (text, "sr-pidns\n") == 0 ? 0 : 1);
+        }
+      _exit (wait_child (inner));
+    }
+  int r = wait_child (pid);
+  CHECK (r == 0, "\"self\" is right in a child pid namespace (status %d)", r);
+}
+
+static int
+rm_entry (const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+  return type == FTW_DP ? rmdir (path) : unlink (path);
+}
 
 int
 main (void)
 {
+  if (geteuid () != 0)
+    {
+      printf ("1..0 # SKIP needs root\n");
+      return 0;
+    }
+  if (mkdtemp (base) == NULL)
+    return 2;
+  setvbuf (stdout, NULL, _IOLBF, 0);
+
+  run_suite ("openat2", false);
+  run_suite ("fallback", true);
+  test_procfs_handle ();
+  test_reopen ();
+  test_overmount ();
+  test_pidns ();
+  sr_safepath_force_fallback (true);
+  sr_procfs_reset ();
+  test_procfs_handle ();
+  test_overmount ();
+  sr_safepath_force_fallback (false);
+
+  nftw (base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   return unit_finish ();
 }
