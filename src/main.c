@@ -1,6 +1,143 @@
-int main (void);
-int
-main (void)
+/* sandrun: argv -> command table; global flags; exit codes. */
+#include <getopt.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "oci-spec/oci-spec.h"
+#include "sandrun/log.h"
+#include "sandrun/state.h"
+#include "sandrun/util.h"
+
+static const struct
 {
-  return 0;
+  const char *name;
+  sr_cmd_fn fn;
+  const char *summary;
+} commands[] = {
+  { "create", cmd_create, "create a container" },
+  { "start", cmd_start, "start the process of a created container" },
+  { "run", cmd_run, "create and start a container, and wait for it" },
+  { "state", cmd_state, "print the state of a container (JSON)" },
+  { "kill", cmd_kill, "send a signal to the init process of a container" },
+  { "delete", cmd_delete, "delete a container and everything it holds" },
+  { "list", cmd_list, "list the containers" },
+  { "ps", cmd_ps, "list the processes of a container" },
+  { "spec", cmd_spec, "write a default config.json" },
+};
+
+static void
+usage (FILE *out)
+{
+  fprintf (out, "Usage: sandrun [global options] COMMAND [options] [arguments]\n\n"
+                "An OCI container runtime, compatible with runc.\n\nCommands:\n");
+  for (size_t i = 0; i < ARRAY_SIZE (commands); i++)
+    fprintf (out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "\nGlobal options:\n"
+                "  --root DIR          state directory (default " SR_DEFAULT_ROOT ")\n"
+                "  --log FILE          write log entries to FILE (default: stderr)\n"
+                "  --log-format FORMAT text or json\n"
+                "  --debug             log debug messages\n"
+                "  --systemd-cgroup    use the systemd cgroup driver\n"
+                "  --version, -v       print the version\n"
+                "  --help, -h          print this help\n");
+}
+
+static void
+version (void)
+{
+  const struct scmp_version *v = seccomp_version ();
+  printf ("sandrun version %s\nspec: %s\nlibseccomp: %u.%u.%u\n", PACKAGE_VERSION,
+          OCI_SPEC_VERSION, v->major, v->minor, v->micro);
+}
+
+enum
+{
+  OPT_ROOT = 256,
+  OPT_LOG,
+  OPT_LOG_FORMAT,
+  OPT_DEBUG,
+  OPT_SYSTEMD_CGROUP,
+  OPT_ROOTLESS,
+};
+
+static const struct option global_options[] = {
+  { "root", required_argument, NULL, OPT_ROOT },
+  { "log", required_argument, NULL, OPT_LOG },
+  { "log-format", required_argument, NULL, OPT_LOG_FORMAT },
+  { "debug", no_argument, NULL, OPT_DEBUG },
+  { "systemd-cgroup", no_argument, NULL, OPT_SYSTEMD_CGROUP },
+  { "rootless", required_argument, NULL, OPT_ROOTLESS },
+  { "version", no_argument, NULL, 'v' },
+  { "help", no_argument, NULL, 'h' },
+  { NULL, 0, NULL, 0 },
+};
+
+/* Returns the index of the command name, or -1 (exit code in *status). */
+static int
+parse_globals (int argc, char **argv, struct sr_globals *g, int *status)
+{
+  int c;
+
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, "+vh", global_options, NULL)) != -1)
+    switch (c)
+      {
+      case OPT_ROOT: g->root = optarg; break;
+      case OPT_LOG: g->log = optarg; break;
+      case OPT_LOG_FORMAT: g->log_format = optarg; break;
+      case OPT_DEBUG: g->debug = true; break;
+      case OPT_SYSTEMD_CGROUP: g->systemd_cgroup = true; break;
+      case OPT_ROOTLESS: break; /* runc's; sandrun decides by the euid */
+      case 'v': version (); *status = 0; return -1;
+      case 'h': usage (stdout); *status = 0; return -1;
+      default:
+        fprintf (stderr, "sandrun: unknown global option \"%s\"\n", argv[optind - 1]);
+        *status = 1;
+        return -1;
+      }
+  if (optind >= argc)
+    {
+      usage (stderr);
+      *status = 1;
+      return -1;
+    }
+  return optind;
+}
+
+int
+main (int argc, char **argv)
+{
+  struct sr_globals g = { .root = SR_DEFAULT_ROOT, .log_format = "text" };
+  _cleanup_error_ sr_error *err = NULL;
+  int status = 1;
+
+  int first = parse_globals (argc, argv, &g, &status);
+  if (first < 0)
+    return status;
+  if (strcmp (g.log_format, "text") != 0 && strcmp (g.log_format, "json") != 0)
+    {
+      fprintf (stderr, "sandrun: --log-format: expected text or json, got \"%s\"\n", g.log_format);
+      return 1;
+    }
+  if (sr_log_init (g.log, strcmp (g.log_format, "json") == 0, g.debug, &err) < 0)
+    {
+      sr_log_fatal_error (err);
+      return 1;
+    }
+
+  const char *name = argv[first];
+  for (size_t i = 0; i < ARRAY_SIZE (commands); i++)
+    if (strcmp (commands[i].name, name) == 0)
+      {
+        optind = 0; /* a full getopt reset for the command's own flags */
+        status = commands[i].fn (&g, argc - first, argv + first, &err);
+        if (err != NULL)
+          sr_log_fatal_error (err);
+        return status;
+      }
+  fprintf (stderr, "sandrun: unknown command \"%s\" (see sandrun --help)\n", name);
+  return 1;
 }

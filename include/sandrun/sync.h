@@ -41,8 +41,10 @@ enum sr_sync_step
   SR_STEP_CGROUP_DONE,      /* parent -> child: you are in your cgroup */
   SR_STEP_HOOKS_PLEASE,     /* child -> parent: mounts done, run prestart/createRuntime */
   SR_STEP_HOOKS_DONE,       /* parent -> child */
-  SR_STEP_READY,            /* child -> parent: waiting for start (create) */
-  SR_STEP_EXEC_FIFO_FD,     /* FD value: the console master on its way (info) */
+  SR_STEP_TIMENS_PLEASE,    /* child -> parent: write my timens_offsets */
+  SR_STEP_TIMENS_DONE,      /* parent -> child */
+  SR_STEP_READY,            /* child -> parent: set up, about to wait for start */
+  SR_STEP_GO,               /* parent -> child: create is complete; keep waiting */
 };
 
 enum sr_sync_fd_kind
@@ -72,6 +74,8 @@ int sr_sync_send_fd (int sock, int32_t kind, int fd, sr_error **err);
 /* Receive one message.  LOG messages are emitted through the log and skipped
  * (unless `want_logs`).  EOF is an error (EPIPE). */
 int sr_sync_recv (int sock, struct sr_sync_msg *msg, sr_error **err);
+/* Turn a received ERROR message into *err; returns -1. */
+int sr_sync_error_from (const struct sr_sync_msg *msg, sr_error **err);
 /* Wait for STEP `step`; an ERROR message becomes *err. */
 int sr_sync_expect_step (int sock, enum sr_sync_step step, sr_error **err);
 void sr_sync_send_log (int sock, enum sr_log_level level, const char *msg);

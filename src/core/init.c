@@ -1,1 +1,344 @@
-/* placeholder: being written */
+/* The container init, from clone to execve: the ordered setup steps and
+ * nothing else.  Any failure is reported to the parent over the sync socket
+ * (sr_sync_die) and the init exits; it never returns into the parent's
+ * code. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sandrun/hooks.h"
+#include "sandrun/log.h"
+#include "sandrun/procfs.h"
+#include "sandrun/process.h"
+#include "sandrun/rootfs.h"
+#include "sandrun/spawn.h"
+#include "sandrun/sync.h"
+#include "sandrun/sysctl.h"
+#include "sandrun/terminal.h"
+#include "sandrun/util.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+#define KEYCTL_JOIN_SESSION_KEYRING 1
+
+static void
+reset_signals (void)
+{
+  sigset_t all;
+  struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      sigaction (sig, &dfl, NULL);
+  sigemptyset (&all);
+  sigprocmask (SIG_SETMASK, &all, NULL);
+}
+
+static int
+ask_parent (int sync, enum sr_sync_step please, enum sr_sync_step done, sr_error **err)
+{
+  if (sr_sync_send (sync, SR_SYNC_STEP, please, NULL, err) < 0)
+    return -1;
+  return sr_sync_expect_step (sync, done, err);
+}
+
+/* In a new (or joined) user namespace, act as its root. */
+static int
+become_root (sr_error **err)
+{
+  if (setresgid (0, 0, 0) < 0)
+    return sr_fail (err, errno, "setresgid to the user namespace's root");
+  if (setresuid (0, 0, 0) < 0)
+    return sr_fail (err, errno, "setresuid to the user namespace's root");
+  return 0;
+}
+
+/* The slow path: join namespaces by path, create the rest with unshare, and
+ * fork the real init (a sibling: CLONE_PARENT) into the pid and time
+ * namespaces that only apply to children.  Returns in the new init. */
+static int
+enter_namespaces_two_step (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
+{
+  int new_flags = ctx->ns.new_flags & ~CLONE_NEWCGROUP;
+
+  if (sr_ns_join (&ctx->ns, ctx->ns.join_flags & ~(CLONE_NEWPID | CLONE_NEWTIME), err) < 0)
+    return -1;
+  if (new_flags & CLONE_NEWUSER)
+    {
+      if (unshare (CLONE_NEWUSER) < 0)
+        return sr_fail (err, errno, "create user namespace");
+      if (ask_parent (sync, SR_STEP_IDMAP_PLEASE, SR_STEP_IDMAP_DONE, err) < 0)
+        return -1;
+    }
+  if ((ctx->ns.new_flags | ctx->ns.join_flags) & CLONE_NEWUSER)
+    if (become_root (err) < 0)
+      return -1;
+  if ((new_flags & ~CLONE_NEWUSER) && unshare (new_flags & ~CLONE_NEWUSER) < 0)
+    return sr_fail (err, errno, "create namespaces");
+  if (ctx->want_timens
+      && ask_parent (sync, SR_STEP_TIMENS_PLEASE, SR_STEP_TIMENS_DONE, err) < 0)
+    return -1;
+  if (sr_ns_join (&ctx->ns, CLONE_NEWPID | CLONE_NEWTIME, err) < 0)
+    return -1;
+
+  pid_t pid = (pid_t) syscall (SYS_clone, (unsigned long) (CLONE_PARENT | SIGCHLD),
+                               NULL, NULL, NULL, 0);
+  if (pid < 0)
+    return sr_fail (err, errno, "fork the container init");
+  if (pid == 0)
+    return 0;
+  sr_sync_send (sync, SR_SYNC_PID, pid, NULL, NULL);
+  _exit (0);
+}
+
+static int
+enter_namespaces (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
+{
+  if (ctx->ns.two_step)
+    return enter_namespaces_two_step (ctx, sync, err);
+  if (!ctx->want_idmap)
+    return 0;
+  if (ask_parent (sync, SR_STEP_IDMAP_PLEASE, SR_STEP_IDMAP_DONE, err) < 0)
+    return -1;
+  return become_root (err);
+}
+
+static int
+set_names (const oci_config *cfg, int uts_flags, sr_error **err)
+{
+  if ((cfg->hostname != NULL || cfg->domainname != NULL) && !(uts_flags & CLONE_NEWUTS))
+    return sr_fail (err, EINVAL, "setting the hostname needs the container's own uts namespace");
+  if (cfg->hostname != NULL && sethostname (cfg->hostname, strlen (cfg->hostname)) < 0)
+    return sr_fail (err, errno, "sethostname \"%s\"", cfg->hostname);
+  if (cfg->domainname != NULL && setdomainname (cfg->domainname, strlen (cfg->domainname)) < 0)
+    return sr_fail (err, errno, "setdomainname \"%s\"", cfg->domainname);
+  return 0;
+}
+
+/* A session keyring of its own, so the container does not see the
+ * runtime's keys. */
+static int
+join_session_keyring (const char *id, sr_error **err)
+{
+  _cleanup_free_ char *name = xasprintf ("_ses.%s", id);
+  if (syscall (SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name, 0, 0, 0) < 0
+      && errno != ENOSYS && errno != EACCES)
+    return sr_fail (err, errno, "join session keyring");
+  return 0;
+}
+
+static int
+receive_state_json (int sync, char **out, sr_error **err)
+{
+  struct sr_sync_msg msg;
+  if (sr_sync_recv (sync, &msg, err) < 0)
+    return -1;
+  if (msg.hdr.type == SR_SYNC_ERROR)
+    return sr_sync_error_from (&msg, err);
+  if (msg.hdr.type != SR_SYNC_DATA)
+    return sr_fail (err, EPROTO, "sync: expected the container state");
+  *out = xstrdup (msg.text);
+  return 0;
+}
+
+static int
+run_hooks (const oci_config *cfg, size_t offset, const char *kind,
+           const char *state_json, sr_error **err)
+{
+  if (cfg->hooks == NULL)
+    return 0;
+  const oci_hook_list *list = (const oci_hook_list *) ((const char *) cfg->hooks + offset);
+  if (list->len == 0)
+    return 0;
+  return sr_hooks_run (list, kind, state_json, err);
+}
+
+static int
+setup_filesystem (struct sr_spawn_ctx *ctx, int sync, const char *state_json,
+                  sr_error **err)
+{
+  struct sr_rootfs_ctx rctx = {
+    .cfg = ctx->cfg,
+    .rootfs = ctx->rootfs,
+    .bundle = ctx->bundle,
+    .no_pivot = ctx->no_pivot,
+    .userns = ((ctx->ns.new_flags | ctx->ns.join_flags) & CLONE_NEWUSER) != 0,
+  };
+
+  if (sr_rootfs_prepare (&rctx, err) < 0)
+    return -1;
+  if (ctx->want_hooks && ask_parent (sync, SR_STEP_HOOKS_PLEASE, SR_STEP_HOOKS_DONE, err) < 0)
+    return -1;
+  if (run_hooks (ctx->cfg, offsetof (oci_hooks, create_container), "createContainer",
+                 state_json, err) < 0)
+    return -1;
+  if (sr_rootfs_pivot (&rctx, err) < 0)
+    return -1;
+  /* From here on /proc is the container's: forget the runtime's. */
+  sr_procfs_reset ();
+  if (sr_sysctl_apply (ctx->cfg, err) < 0)
+    return -1;
+  return sr_rootfs_finalize (&rctx, err);
+}
+
+static int
+load_seccomp (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
+{
+  int notify_fd = -1;
+  if (ctx->seccomp == NULL)
+    return 0;
+  if (sr_seccomp_load (ctx->seccomp, &notify_fd, err) < 0)
+    return -1;
+  if (notify_fd >= 0)
+    {
+      int r = sr_sync_send_fd (sync, SR_FD_SECCOMP_NOTIFY, notify_fd, err);
+      sr_close (notify_fd);
+      return r;
+    }
+  return 0;
+}
+
+static int
+setup_process (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
+{
+  const oci_process *p = ctx->cfg->process;
+  bool nnp = p->no_new_privileges;
+
+  if (p->terminal && sr_terminal_setup (p, ctx->console_socket, true, err) < 0)
+    return -1;
+  sr_close (ctx->console_socket);
+  ctx->console_socket = -1;
+  if (sr_rlimits_apply (p, err) < 0 || sr_oom_score_adj_apply (p, err) < 0)
+    return -1;
+  /* Without no_new_privs, loading a filter needs CAP_SYS_ADMIN: before the
+   * capabilities go.  With it, as late as possible. */
+  if (!nnp && load_seccomp (ctx, sync, err) < 0)
+    return -1;
+  if (sr_process_switch_identity (p, err) < 0)
+    return -1;
+  if (sr_no_new_privs_apply (p, err) < 0)
+    return -1;
+  if (nnp && load_seccomp (ctx, sync, err) < 0)
+    return -1;
+  return 0;
+}
+
+/* The process environment: exactly process.env, plus LISTEN_FDS for socket
+ * activation passed through, plus HOME when it is missing. */
+static char **
+build_env (const struct sr_spawn_ctx *ctx)
+{
+  const oci_process *p = ctx->cfg->process;
+  char **env = strv_dup (p->env);
+  bool has_home = false;
+
+  for (size_t i = 0; env[i] != NULL; i++)
+    if (str_has_prefix (env[i], "HOME="))
+      has_home = true;
+  if (ctx->listen_fds > 0)
+    {
+      _cleanup_free_ char *n = xasprintf ("LISTEN_FDS=%d", ctx->listen_fds);
+      strv_append (&env, n);
+      strv_append (&env, "LISTEN_PID=1");
+    }
+  if (!has_home)
+    strv_append (&env, p->user.uid == 0 ? "HOME=/root" : "HOME=/");
+  return env;
+}
+
+/* Block until `start` writes to the exec fifo. */
+static int
+wait_for_start (int fifo_fd, sr_error **err)
+{
+  struct pollfd pfd = { .fd = fifo_fd, .events = POLLIN };
+  char c;
+
+  for (;;)
+    {
+      int r = poll (&pfd, 1, -1);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return sr_fail (err, errno, "wait for start");
+      break;
+    }
+  if (read (fifo_fd, &c, 1) != 1)
+    return sr_fail (err, EPIPE, "wait for start: the exec fifo was closed");
+  sr_close (fifo_fd);
+  return 0;
+}
+
+static int
+init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
+{
+  _cleanup_free_ char *state_json = NULL;
+  _cleanup_free_ char *exe = NULL;
+  _cleanup_strv_ char **env = NULL;
+  const oci_process *p = ctx->cfg->process;
+
+  /* Not dumpable: nothing in the container may ptrace us or open our fds
+   * through /proc while host fds are still open (CVE-2016-9962). */
+  prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
+  reset_signals ();
+
+  if (enter_namespaces (ctx, sync, err) < 0)
+    return -1;
+  if (sr_sync_expect_step (sync, SR_STEP_CGROUP_DONE, err) < 0)
+    return -1;
+  if ((ctx->ns.new_flags & CLONE_NEWCGROUP) && unshare (CLONE_NEWCGROUP) < 0)
+    return sr_fail (err, errno, "create cgroup namespace");
+  if (ctx->want_state_data && receive_state_json (sync, &state_json, err) < 0)
+    return -1;
+  if (set_names (ctx->cfg, ctx->ns.new_flags | ctx->ns.join_flags, err) < 0)
+    return -1;
+  if (!ctx->no_new_keyring && join_session_keyring (ctx->id, err) < 0)
+    return -1;
+  if (setup_filesystem (ctx, sync, state_json, err) < 0)
+    return -1;
+  if (setup_process (ctx, sync, err) < 0)
+    return -1;
+
+  exe = sr_process_find_executable (p, err);
+  if (exe == NULL)
+    return -1;
+  env = build_env (ctx);
+  if (sr_fds_cloexec_from (3 + ctx->preserve_fds, err) < 0)
+    return -1;
+
+  if (sr_sync_send (sync, SR_SYNC_STEP, SR_STEP_READY, NULL, err) < 0)
+    return -1;
+  if (sr_sync_expect_step (sync, SR_STEP_GO, err) < 0)
+    return -1;
+  /* The parent is done with us: from here on errors can only go to the
+   * container's stderr. */
+  sr_log_set_forward_fd (-1);
+  sr_close (sync);
+
+  if (ctx->fifo_fd >= 0 && wait_for_start (ctx->fifo_fd, err) < 0)
+    return -1;
+  if (run_hooks (ctx->cfg, offsetof (oci_hooks, start_container), "startContainer",
+                 state_json, err) < 0)
+    return -1;
+
+  execve (exe, p->args, env);
+  return sr_fail (err, errno, "exec \"%s\"", exe);
+}
+
+void
+sr_init_main (struct sr_spawn_ctx *ctx, int sync_fd)
+{
+  sr_error *err = NULL;
+
+  sr_log_set_forward_fd (sync_fd);
+  init_run (ctx, sync_fd, &err);
+  sr_sync_die (sync_fd, err);
+}

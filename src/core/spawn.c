@@ -1,1 +1,127 @@
-/* placeholder: being written */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/sched.h>
+
+#include "sandrun/spawn.h"
+#include "sandrun/util.h"
+
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+static bool
+hooks_present (const oci_hook_list *l)
+{
+  return l != NULL && l->len > 0;
+}
+
+static bool
+seccomp_uses_notify (const oci_seccomp *s)
+{
+  if (s == NULL)
+    return false;
+  if (s->default_action != NULL && strcmp (s->default_action, "SCMP_ACT_NOTIFY") == 0)
+    return true;
+  for (size_t i = 0; i < s->syscalls_len; i++)
+    if (s->syscalls[i].action != NULL
+        && strcmp (s->syscalls[i].action, "SCMP_ACT_NOTIFY") == 0)
+      return true;
+  return false;
+}
+
+void
+sr_spawn_plan_steps (struct sr_spawn_ctx *ctx)
+{
+  const oci_hooks *h = ctx->cfg->hooks;
+  const oci_linux *l = ctx->cfg->linux_;
+
+  ctx->want_idmap = (ctx->ns.new_flags & CLONE_NEWUSER) != 0;
+  ctx->want_timens = ctx->ns.time_offsets;
+  ctx->want_hooks = h != NULL && (hooks_present (&h->prestart) || hooks_present (&h->create_runtime));
+  ctx->want_state_data = h != NULL && (hooks_present (&h->create_container)
+                                       || hooks_present (&h->start_container));
+  ctx->want_notify_fd = ctx->seccomp != NULL && l != NULL && seccomp_uses_notify (l->seccomp);
+}
+
+/* fork()-like clone3: the child continues on a copy of this stack. */
+static pid_t
+clone3_child (uint64_t flags, int cgroup_fd, int *pidfd)
+{
+  struct clone_args args;
+
+  memset (&args, 0, sizeof args);
+  args.flags = flags | CLONE_PIDFD;
+  args.pidfd = (uint64_t) (uintptr_t) pidfd;
+  args.exit_signal = SIGCHLD;
+  if (cgroup_fd >= 0)
+    {
+      args.flags |= CLONE_INTO_CGROUP;
+      args.cgroup = (uint64_t) cgroup_fd;
+    }
+  return (pid_t) syscall (SYS_clone3, &args, sizeof args);
+}
+
+static pid_t
+clone_child (uint64_t flags, int cgroup_fd, int *pidfd)
+{
+  pid_t pid = clone3_child (flags, cgroup_fd, pidfd);
+  /* A cgroup that refuses CLONE_INTO_CGROUP: sr_cgroup_enter moves the
+   * child right after instead. */
+  if (pid < 0 && cgroup_fd >= 0 && errno != ENOSYS)
+    pid = clone3_child (flags, -1, pidfd);
+  if (pid < 0 && errno == ENOSYS)
+    {
+      *pidfd = -1;
+      pid = (pid_t) syscall (SYS_clone, (unsigned long) flags | SIGCHLD, NULL, NULL, NULL, 0);
+    }
+  return pid;
+}
+
+int
+sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err)
+{
+  int sv[2];
+  /* Namespaces joined by path must be entered before a new user namespace
+   * exists, and time offsets written before the namespace is entered: the
+   * child does that itself (two_step); otherwise one clone makes them all.
+   * The cgroup namespace is always unshared by the init once it sits in
+   * its cgroup, so that the namespace root is the container's cgroup. */
+  uint64_t flags = ctx->ns.two_step ? 0 : (uint64_t) (ctx->ns.new_flags & ~CLONE_NEWCGROUP);
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    return sr_fail (err, errno, "create sync socket");
+
+  int cgroup_fd = ctx->cg != NULL ? sr_cgroup_clone_fd (ctx->cg) : -1;
+  int pidfd = -1;
+  pid_t pid = clone_child (flags, cgroup_fd, &pidfd);
+  if (pid < 0)
+    {
+      int saved = errno;
+      sr_close (sv[0]);
+      sr_close (sv[1]);
+      return sr_fail (err, saved, "clone the container init");
+    }
+  if (pid == 0)
+    {
+      sr_close (sv[0]);
+      sr_init_main (ctx, sv[1]);
+    }
+  sr_close (sv[1]);
+  ctx->sync_fd = sv[0];
+  ctx->clone_pid = pid;
+  ctx->pid = ctx->ns.two_step ? 0 : pid;
+  ctx->pidfd = pidfd;
+  if (ctx->ns.two_step)
+    {
+      /* That is the intermediate; the init's pidfd comes with its pid. */
+      sr_close (pidfd);
+      ctx->pidfd = -1;
+    }
+  return 0;
+}

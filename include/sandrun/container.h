@@ -1,0 +1,87 @@
+/* The container lifecycle (runtime.md): create, start, state, kill, delete,
+ * and `run` built from them.  The commands in src/cmd/ call these; they do
+ * no system calls of their own. */
+#ifndef SANDRUN_CONTAINER_H
+#define SANDRUN_CONTAINER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "oci-spec/types.h"
+#include "sandrun/error.h"
+#include "sandrun/state.h"
+
+typedef enum
+{
+  SR_STATUS_CREATING = 0,
+  SR_STATUS_CREATED,
+  SR_STATUS_RUNNING,
+  SR_STATUS_PAUSED,
+  SR_STATUS_STOPPED,
+} sr_status;
+
+const char *sr_status_name (sr_status s);
+
+/* Global options every command shares. */
+struct sr_globals
+{
+  const char *root;
+  const char *log;
+  const char *log_format;
+  bool debug;
+  bool systemd_cgroup;
+};
+
+struct sr_create_opts
+{
+  const char *bundle;         /* default: cwd */
+  const char *console_socket; /* NULL: none */
+  const char *pid_file;
+  bool no_pivot;
+  bool no_new_keyring;
+  int preserve_fds;
+  /* `run`: start right away and (unless detach) wait for the exit */
+  bool start_now;
+  bool detach;
+  bool keep; /* run: keep the stopped container instead of deleting it */
+};
+
+/* A loaded container: its record, config and derived status. */
+typedef struct
+{
+  sr_store store;
+  int dirfd; /* locked */
+  sr_record rec;
+  oci_config *cfg; /* parsed lazily by those who need it, else NULL */
+  sr_status status;
+} sr_container;
+
+int sr_container_load (const struct sr_globals *g, const char *id,
+                       bool exclusive, sr_container *c, sr_error **err);
+void sr_container_release (sr_container *c);
+/* The config saved at create time (parsed on first call). */
+const oci_config *sr_container_config (sr_container *c, sr_error **err);
+
+/* The state JSON (runtime.md) of a loaded container; malloc'd. */
+char *sr_container_state_json (sr_container *c);
+
+/* `create` and `run`: returns 0, or for run in the foreground the exit
+ * status of the container (128+N when killed by signal N) in *exit_status. */
+int sr_container_create (const struct sr_globals *g, const char *id,
+                         const struct sr_create_opts *opts, int *exit_status,
+                         sr_error **err);
+int sr_container_start (const struct sr_globals *g, const char *id,
+                        sr_error **err);
+int sr_container_kill (const struct sr_globals *g, const char *id, int signo,
+                       bool all, sr_error **err);
+/* The processes of a container (from its cgroup), malloc'd. */
+int sr_container_pids (const struct sr_globals *g, const char *id, pid_t **pids,
+                       size_t *n, sr_error **err);
+int sr_container_delete (const struct sr_globals *g, const char *id,
+                         bool force, sr_error **err);
+
+/* `spec`: a default config.json (runc's), for a rootless user when
+ * `rootless`; malloc'd. */
+char *sr_spec_default (bool rootless, uid_t uid, gid_t gid);
+
+#endif

@@ -1,0 +1,60 @@
+/* Starting the container init without re-executing the runtime: the parent
+ * clones a child with the namespace flags; the child (init.c) performs the
+ * ordered setup steps up to execve.  Both sides follow the same script of
+ * sync steps (sync.h), derived from the config by sr_spawn_plan_steps(), so
+ * neither waits for a message the other will not send. */
+#ifndef SANDRUN_SPAWN_H
+#define SANDRUN_SPAWN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "oci-spec/types.h"
+#include "sandrun/cgroup.h"
+#include "sandrun/error.h"
+#include "sandrun/namespaces.h"
+#include "sandrun/seccomp.h"
+
+struct sr_spawn_ctx
+{
+  /* inputs */
+  const oci_config *cfg;
+  const char *id;
+  const char *bundle; /* absolute */
+  const char *rootfs; /* absolute */
+  struct sr_ns_plan ns;
+  const sr_cgroup *cg;
+  sr_seccomp_prog *seccomp;
+  int console_socket; /* -1: none */
+  int fifo_fd;        /* exec fifo, read end (O_NONBLOCK); -1 with start_now */
+  int preserve_fds;   /* fds 3 .. 3+preserve_fds-1 reach the process */
+  int listen_fds;     /* LISTEN_FDS passed through (part of preserve_fds) */
+  bool no_pivot;
+  bool no_new_keyring;
+
+  /* which optional sync steps happen (both sides read these) */
+  bool want_idmap;
+  bool want_timens;
+  bool want_state_data; /* the init runs createContainer/startContainer hooks */
+  bool want_hooks;      /* the parent runs prestart/createRuntime hooks */
+  bool want_notify_fd;  /* the seccomp profile uses SCMP_ACT_NOTIFY */
+
+  /* outputs (parent) */
+  pid_t clone_pid; /* the child cloned (the init, or the intermediate) */
+  pid_t pid;       /* the init, in the runtime's pid namespace */
+  int pidfd;       /* of the init, -1 when unavailable */
+  int sync_fd;     /* parent end of the sync socket */
+};
+
+/* Decide the optional steps from the config. */
+void sr_spawn_plan_steps (struct sr_spawn_ctx *ctx);
+
+/* Clone the init.  Returns in the parent only, with clone_pid and sync_fd
+ * set; the init runs sr_init_main(). */
+int sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err);
+
+/* The child side: never returns. */
+void sr_init_main (struct sr_spawn_ctx *ctx, int sync_fd)
+    __attribute__ ((noreturn));
+
+#endif

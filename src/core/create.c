@@ -1,0 +1,476 @@
+/* `create` and `run`, the parent side: reserve the id, create the cgroup,
+ * clone the init, answer its requests, record the result.  Any failure
+ * undoes everything (process, cgroup, state directory). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "oci-spec/oci-spec.h"
+#include "sandrun/cgroup.h"
+#include "sandrun/container.h"
+#include "sandrun/fdpass.h"
+#include "sandrun/hooks.h"
+#include "sandrun/lifecycle.h"
+#include "sandrun/log.h"
+#include "sandrun/namespaces.h"
+#include "sandrun/seccomp.h"
+#include "sandrun/spawn.h"
+#include "sandrun/sync.h"
+#include "sandrun/util.h"
+
+#define EXEC_FIFO "exec.fifo"
+#define SAVED_CONFIG "config.json"
+#define CONFIG_FILE "config.json"
+
+/* Everything a create holds while it runs; released (and on failure undone)
+ * in one place. */
+struct create_txn
+{
+  const struct sr_globals *g;
+  const struct sr_create_opts *opts;
+  const char *id;
+  sr_container c;
+  char *config_data;
+  size_t config_len;
+  oci_config *cfg;
+  sr_cgroup *cg;
+  sr_seccomp_prog *seccomp;
+  struct sr_spawn_ctx spawn;
+  char *bundle;
+  char *rootfs;
+  bool reserved;
+  bool done;
+};
+
+static void
+create_txn_release (struct create_txn *t)
+{
+  if (t->reserved && !t->done)
+    {
+      if (t->spawn.clone_pid > 0)
+        {
+          kill (t->spawn.clone_pid, SIGKILL);
+          waitpid (t->spawn.clone_pid, NULL, 0);
+        }
+      if (t->spawn.pid > 0 && t->spawn.pid != t->spawn.clone_pid)
+        {
+          kill (t->spawn.pid, SIGKILL);
+          waitpid (t->spawn.pid, NULL, 0);
+        }
+      /* The record may lack the pid: it is gone already. */
+      t->c.rec.pid = 0;
+      _cleanup_error_ sr_error *cleanup_err = NULL;
+      if (sr_container_destroy (&t->c, NULL, &cleanup_err) < 0)
+        sr_warn ("create \"%s\": cleanup: %s", t->id, cleanup_err->msg);
+    }
+  sr_close (t->spawn.sync_fd);
+  sr_close (t->spawn.pidfd);
+  sr_close (t->spawn.console_socket);
+  sr_close (t->spawn.fifo_fd);
+  sr_ns_plan_clear (&t->spawn.ns);
+  sr_seccomp_prog_free (t->seccomp);
+  sr_cgroup_free (t->cg);
+  if (t->cfg != NULL)
+    oci_config_free (t->cfg);
+  free (t->config_data);
+  free (t->bundle);
+  free (t->rootfs);
+  sr_container_release (&t->c);
+}
+
+static char *
+absolute_path (const char *path, const char *what, sr_error **err)
+{
+  char *abs = realpath (path, NULL);
+  if (abs == NULL)
+    sr_fail (err, errno, "%s \"%s\"", what, path);
+  return abs;
+}
+
+/* config.json from the bundle, and the checks that need no resources. */
+static int
+load_bundle (struct create_txn *t, sr_error **err)
+{
+  const char *bundle = t->opts->bundle != NULL ? t->opts->bundle : ".";
+  _cleanup_close_ int dirfd = -1;
+
+  t->bundle = absolute_path (bundle, "bundle", err);
+  if (t->bundle == NULL)
+    return -1;
+  dirfd = open (t->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0)
+    return sr_fail (err, errno, "bundle \"%s\"", t->bundle);
+  if (sr_read_file_at (dirfd, CONFIG_FILE, OCI_MAX_DOCUMENT_SIZE, &t->config_data,
+                       &t->config_len, err) < 0)
+    return sr_wrap (err, "load config");
+  t->cfg = oci_config_parse_data (t->config_data, t->config_len, err);
+  if (t->cfg == NULL)
+    return sr_wrap (err, "config.json");
+
+  const oci_config *cfg = t->cfg;
+  if (cfg->process == NULL)
+    return sr_fail (err, EINVAL, "config.json: process: required");
+  if (cfg->root == NULL || cfg->root->path == NULL)
+    return sr_fail (err, EINVAL, "config.json: root.path: required");
+  if (cfg->process->args == NULL || cfg->process->args[0] == NULL)
+    return sr_fail (err, EINVAL, "config.json: process.args: must not be empty");
+  if (cfg->process->terminal && t->opts->console_socket == NULL)
+    return sr_fail (err, EINVAL, "process.terminal needs --console-socket");
+  if (!cfg->process->terminal && t->opts->console_socket != NULL)
+    return sr_fail (err, EINVAL, "--console-socket needs process.terminal to be true");
+
+  _cleanup_free_ char *root = cfg->root->path[0] == '/'
+                                  ? xstrdup (cfg->root->path)
+                                  : xasprintf ("%s/%s", t->bundle, cfg->root->path);
+  t->rootfs = absolute_path (root, "rootfs", err);
+  if (t->rootfs == NULL)
+    return -1;
+  struct stat st;
+  if (stat (t->rootfs, &st) < 0 || !S_ISDIR (st.st_mode))
+    return sr_fail (err, ENOTDIR, "rootfs \"%s\"", t->rootfs);
+  return 0;
+}
+
+static char *
+owner_name (void)
+{
+  struct passwd *pw = getpwuid (geteuid ());
+  return pw != NULL ? xstrdup (pw->pw_name) : xasprintf ("%d", (int) geteuid ());
+}
+
+/* Reserve the id and write the first record before allocating anything, so
+ * that `delete --force` can clean up after a create killed at any point. */
+static int
+reserve (struct create_txn *t, sr_error **err)
+{
+  sr_record *rec = &t->c.rec;
+
+  if (sr_store_open (t->g->root, true, &t->c.store, err) < 0)
+    return -1;
+  t->c.dirfd = sr_store_reserve (&t->c.store, t->id, err);
+  if (t->c.dirfd < 0)
+    return -1;
+  t->reserved = true;
+  rec->id = xstrdup (t->id);
+  rec->bundle = xstrdup (t->bundle);
+  rec->rootfs = xstrdup (t->rootfs);
+  rec->created = sr_now_rfc3339 ();
+  rec->owner = owner_name ();
+  rec->systemd_cgroup = t->g->systemd_cgroup;
+  rec->annotations.len = t->cfg->annotations.len;
+  rec->annotations.v = xcalloc (rec->annotations.len, sizeof (oci_kv));
+  for (size_t i = 0; i < rec->annotations.len; i++)
+    {
+      rec->annotations.v[i].key = xstrdup (t->cfg->annotations.v[i].key);
+      rec->annotations.v[i].value = xstrdup (t->cfg->annotations.v[i].value);
+    }
+  if (sr_write_file_atomic (t->c.dirfd, SAVED_CONFIG, t->config_data, t->config_len, 0600, err) < 0)
+    return -1;
+  return sr_record_write (t->c.dirfd, rec, err);
+}
+
+static int
+allocate (struct create_txn *t, sr_error **err)
+{
+  const oci_linux *l = t->cfg->linux_;
+  struct sr_spawn_ctx *s = &t->spawn;
+
+  if (sr_cgroup_create (t->id, l ? l->cgroups_path : NULL, l ? l->resources : NULL, &t->cg, err) < 0)
+    return sr_wrap (err, "cgroup");
+  t->c.rec.cgroup_path = xstrdup (sr_cgroup_path (t->cg));
+  if (sr_record_write (t->c.dirfd, &t->c.rec, err) < 0)
+    return -1;
+
+  if (l != NULL && l->seccomp != NULL)
+    {
+      _cleanup_free_ char *cache = xasprintf ("%s/.cache", t->g->root);
+      if (sr_seccomp_prepare (l->seccomp, cache, &t->seccomp, err) < 0)
+        return sr_wrap (err, "seccomp");
+    }
+  if (t->opts->console_socket != NULL)
+    {
+      s->console_socket = sr_unix_connect (t->opts->console_socket, err);
+      if (s->console_socket < 0)
+        return sr_wrap (err, "console socket");
+    }
+  if (!t->opts->start_now)
+    {
+      if (mkfifoat (t->c.dirfd, EXEC_FIFO, 0600) < 0)
+        return sr_fail (err, errno, "create exec fifo");
+      s->fifo_fd = openat (t->c.dirfd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+      if (s->fifo_fd < 0)
+        return sr_fail (err, errno, "open exec fifo");
+    }
+  return 0;
+}
+
+static int
+listen_fds_from_env (void)
+{
+  long n;
+  const char *v = getenv ("LISTEN_FDS");
+  if (v == NULL || sr_parse_long (v, &n) < 0 || n < 0 || n > 1024)
+    return 0;
+  return (int) n;
+}
+
+static int
+prepare_spawn (struct create_txn *t, sr_error **err)
+{
+  struct sr_spawn_ctx *s = &t->spawn;
+
+  s->cfg = t->cfg;
+  s->id = t->id;
+  s->bundle = t->bundle;
+  s->rootfs = t->rootfs;
+  s->cg = t->cg;
+  s->seccomp = t->seccomp;
+  s->no_pivot = t->opts->no_pivot;
+  s->no_new_keyring = t->opts->no_new_keyring;
+  s->listen_fds = listen_fds_from_env ();
+  s->preserve_fds = t->opts->preserve_fds + s->listen_fds;
+  if (sr_ns_plan_make (t->cfg->linux_, &s->ns, err) < 0)
+    return -1;
+  sr_spawn_plan_steps (s);
+  return 0;
+}
+
+static char *
+state_json_for_hooks (struct create_txn *t, sr_status status)
+{
+  t->c.status = status;
+  t->c.rec.pid = t->spawn.pid;
+  return sr_container_state_json (&t->c);
+}
+
+static int
+receive_init_pid (struct create_txn *t, sr_error **err)
+{
+  struct sr_sync_msg msg;
+  if (sr_sync_recv (t->spawn.sync_fd, &msg, err) < 0)
+    return -1;
+  if (msg.hdr.type == SR_SYNC_ERROR)
+    return sr_sync_error_from (&msg, err);
+  if (msg.hdr.type != SR_SYNC_PID || msg.hdr.value <= 0)
+    return sr_fail (err, EPROTO, "sync: expected the init's pid");
+  t->spawn.pid = msg.hdr.value;
+  /* The intermediate exits right after sending it. */
+  waitpid (t->spawn.clone_pid, NULL, 0);
+  t->spawn.clone_pid = 0;
+  return 0;
+}
+
+static int
+answer_step (struct create_txn *t, enum sr_sync_step please, enum sr_sync_step done,
+             int (*act) (struct create_txn *, sr_error **), sr_error **err)
+{
+  if (sr_sync_expect_step (t->spawn.sync_fd, please, err) < 0)
+    return -1;
+  if (act (t, err) < 0)
+    return -1;
+  return sr_sync_send (t->spawn.sync_fd, SR_SYNC_STEP, done, NULL, err);
+}
+
+static int
+write_id_maps (struct create_txn *t, sr_error **err)
+{
+  return sr_ns_write_id_maps (t->spawn.clone_pid, t->cfg->linux_, err);
+}
+
+static int
+write_time_offsets (struct create_txn *t, sr_error **err)
+{
+  return sr_ns_write_time_offsets (t->spawn.clone_pid, t->cfg->linux_, err);
+}
+
+static int
+run_runtime_hooks (struct create_txn *t, sr_error **err)
+{
+  const oci_hooks *h = t->cfg->hooks;
+  _cleanup_free_ char *state = state_json_for_hooks (t, SR_STATUS_CREATING);
+  if (sr_hooks_run (&h->prestart, "prestart", state, err) < 0)
+    return -1;
+  return sr_hooks_run (&h->create_runtime, "createRuntime", state, err);
+}
+
+static int
+forward_notify_fd (struct create_txn *t, sr_error **err)
+{
+  struct sr_sync_msg msg;
+  if (sr_sync_recv (t->spawn.sync_fd, &msg, err) < 0)
+    return -1;
+  if (msg.hdr.type == SR_SYNC_ERROR)
+    return sr_sync_error_from (&msg, err);
+  if (msg.hdr.type != SR_SYNC_FD || msg.fd < 0)
+    return sr_fail (err, EPROTO, "sync: expected the seccomp listener fd");
+  _cleanup_close_ int fd = msg.fd;
+  _cleanup_free_ char *state = state_json_for_hooks (t, SR_STATUS_CREATING);
+  return sr_seccomp_send_to_listener (t->cfg->linux_->seccomp, fd, state, err);
+}
+
+/* The parent's half of the script in sync.h, in the init's order. */
+static int
+drive_init (struct create_txn *t, sr_error **err)
+{
+  struct sr_spawn_ctx *s = &t->spawn;
+
+  if (s->want_idmap && answer_step (t, SR_STEP_IDMAP_PLEASE, SR_STEP_IDMAP_DONE, write_id_maps, err) < 0)
+    return -1;
+  if (s->want_timens
+      && answer_step (t, SR_STEP_TIMENS_PLEASE, SR_STEP_TIMENS_DONE, write_time_offsets, err) < 0)
+    return -1;
+  if (s->ns.two_step && receive_init_pid (t, err) < 0)
+    return -1;
+  t->c.rec.pid = s->pid;
+  t->c.rec.start_time = sr_proc_start_time (s->pid);
+  if (sr_record_write (t->c.dirfd, &t->c.rec, err) < 0)
+    return -1;
+  if (sr_cgroup_enter (t->cg, s->pid, err) < 0)
+    return sr_wrap (err, "cgroup");
+  if (sr_sync_send (s->sync_fd, SR_SYNC_STEP, SR_STEP_CGROUP_DONE, NULL, err) < 0)
+    return -1;
+  if (s->want_state_data)
+    {
+      _cleanup_free_ char *state = state_json_for_hooks (t, SR_STATUS_CREATING);
+      if (sr_sync_send (s->sync_fd, SR_SYNC_DATA, 0, state, err) < 0)
+        return -1;
+    }
+  if (s->want_hooks
+      && answer_step (t, SR_STEP_HOOKS_PLEASE, SR_STEP_HOOKS_DONE, run_runtime_hooks, err) < 0)
+    return -1;
+  if (s->want_notify_fd && forward_notify_fd (t, err) < 0)
+    return -1;
+  return sr_sync_expect_step (s->sync_fd, SR_STEP_READY, err);
+}
+
+static int
+write_pid_file (const char *path, pid_t pid, sr_error **err)
+{
+  _cleanup_free_ char *dir = xstrdup (path);
+  char *slash = strrchr (dir, '/');
+  const char *name = path;
+  _cleanup_close_ int dirfd = -1;
+
+  if (slash != NULL)
+    {
+      *slash = '\0';
+      name = slash + 1;
+      dirfd = open (slash == dir ? "/" : dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    }
+  else
+    dirfd = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0)
+    return sr_fail (err, errno, "pid file \"%s\"", path);
+  _cleanup_free_ char *text = xasprintf ("%d", (int) pid);
+  if (sr_write_file_atomic (dirfd, name, text, strlen (text), 0644, err) < 0)
+    return sr_wrap (err, "pid file \"%s\"", path);
+  return 0;
+}
+
+static int
+finish_create (struct create_txn *t, sr_error **err)
+{
+  t->c.rec.created_done = true;
+  if (sr_record_write (t->c.dirfd, &t->c.rec, err) < 0)
+    return -1;
+  if (t->opts->pid_file != NULL && write_pid_file (t->opts->pid_file, t->spawn.pid, err) < 0)
+    return -1;
+  if (sr_sync_send (t->spawn.sync_fd, SR_SYNC_STEP, SR_STEP_GO, NULL, err) < 0)
+    return -1;
+  t->done = true;
+  return 0;
+}
+
+static const int forwarded_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
+                                         SIGWINCH, SIGCONT };
+
+static void
+block_forwarded_signals (sigset_t *set, sigset_t *old)
+{
+  sigemptyset (set);
+  for (size_t i = 0; i < ARRAY_SIZE (forwarded_signals); i++)
+    sigaddset (set, forwarded_signals[i]);
+  sigaddset (set, SIGCHLD);
+  sigprocmask (SIG_BLOCK, set, old);
+}
+
+/* `run` in the foreground: relay signals to the init until it exits. */
+static int
+wait_for_exit (pid_t pid, const sigset_t *set)
+{
+  for (;;)
+    {
+      int status;
+      pid_t r = waitpid (pid, &status, WNOHANG);
+      if (r == pid)
+        return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+      if (r < 0 && errno != EINTR)
+        return 255;
+      siginfo_t info;
+      int sig = sigwaitinfo (set, &info);
+      if (sig > 0 && sig != SIGCHLD)
+        kill (pid, sig);
+    }
+}
+
+static int
+start_now (struct create_txn *t, int *exit_status, const sigset_t *set, sr_error **err)
+{
+  const oci_hooks *h = t->cfg->hooks;
+  if (h != NULL && h->poststart.len > 0)
+    {
+      _cleanup_free_ char *state = state_json_for_hooks (t, SR_STATUS_RUNNING);
+      sr_hooks_run_warn (&h->poststart, "poststart", state);
+    }
+  if (t->opts->detach)
+    return 0;
+  *exit_status = wait_for_exit (t->spawn.pid, set);
+  if (t->opts->keep)
+    return 0;
+  t->c.rec.pid = 0;
+  if (sr_container_destroy (&t->c, t->cfg, err) < 0)
+    return -1;
+  return 0;
+}
+
+int
+sr_container_create (const struct sr_globals *g, const char *id,
+                     const struct sr_create_opts *opts, int *exit_status, sr_error **err)
+{
+  __attribute__ ((cleanup (create_txn_release))) struct create_txn t = {
+    .g = g, .opts = opts, .id = id, .c = SR_CONTAINER_INIT,
+    .spawn = { .console_socket = -1, .fifo_fd = -1, .pidfd = -1, .sync_fd = -1 },
+  };
+  sigset_t set, old;
+  int r;
+
+  if (sr_validate_id (id, err) < 0)
+    return -1;
+  if (g->systemd_cgroup)
+    return sr_fail (err, ENOTSUP, "create \"%s\": the systemd cgroup driver is not available "
+                    "in this build (use the cgroupfs driver)", id);
+  if (load_bundle (&t, err) < 0 || reserve (&t, err) < 0 || allocate (&t, err) < 0
+      || prepare_spawn (&t, err) < 0)
+    return sr_wrap (err, "create \"%s\"", id);
+
+  block_forwarded_signals (&set, &old);
+  r = sr_spawn_clone (&t.spawn, err);
+  if (r == 0)
+    r = drive_init (&t, err);
+  if (r == 0)
+    r = finish_create (&t, err);
+  if (r == 0 && opts->start_now)
+    r = start_now (&t, exit_status, &set, err);
+  sigprocmask (SIG_SETMASK, &old, NULL);
+  if (r < 0)
+    return sr_wrap (err, "create \"%s\"", id);
+  return 0;
+}
