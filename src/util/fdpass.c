@@ -102,6 +102,10 @@ sr_recv_fd (int sock, void *data, size_t len, sr_error **err)
     return sr_fail (err, ECONNRESET, "receive fd: the peer closed the socket");
   if (msg.msg_flags & MSG_CTRUNC)
     return sr_fail (err, EMSGSIZE, "receive fd: control data truncated");
+  /* A datagram longer than the caller's buffer: not the message expected. */
+  if ((msg.msg_flags & MSG_TRUNC) && data != NULL && len > 0)
+    return sr_fail (err, EMSGSIZE, "receive fd: message longer than %zu bytes",
+                    len);
   if (fd < 0)
     return sr_fail (err, EBADMSG, "receive fd: the message carries none");
   return steal_fd (&fd);
