@@ -123,6 +123,17 @@ sr_rlimits_apply (const oci_process *p, sr_error **err)
   return 0;
 }
 
+static int
+current_oom_score_adj (long *out)
+{
+  _cleanup_free_ char *s = NULL;
+
+  if (sr_procfs_read ("self/oom_score_adj", &s, NULL, NULL) < 0)
+    return -1;
+  s[strcspn (s, "\n")] = '\0';
+  return sr_parse_long (s, out);
+}
+
 int
 sr_oom_score_adj_apply (const oci_process *p, sr_error **err)
 {
@@ -137,6 +148,15 @@ sr_oom_score_adj_apply (const oci_process *p, sr_error **err)
                     "oomScoreAdj %" PRId32 " is outside -1000..1000", v);
   snprintf (buf, sizeof buf, "%" PRId32, v);
   if (sr_procfs_write ("self/oom_score_adj", buf, err) < 0)
-    return sr_wrap (err, "set oomScoreAdj to %" PRId32, v);
+    {
+      long cur;
+      if (err != NULL && *err != NULL && (*err)->errnum == EACCES
+          && current_oom_score_adj (&cur) == 0 && v < cur)
+        return sr_wrap (err,
+                        "set oomScoreAdj to %" PRId32 " (below the current "
+                        "%ld: that needs CAP_SYS_RESOURCE)",
+                        v, cur);
+      return sr_wrap (err, "set oomScoreAdj to %" PRId32, v);
+    }
   return 0;
 }

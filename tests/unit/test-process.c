@@ -246,6 +246,17 @@ child_oom_score_adj (void *arg)
   sr_read_file_at (AT_FDCWD, "/proc/self/oom_score_adj", 64, &got, NULL, NULL);
   EXPECT (got != NULL && strcmp (got, "500\n") == 0, "oom_score_adj is %s",
           got ? got : "?");
+
+  /* Going back down needs CAP_SYS_RESOURCE. */
+  p.oom_score_adj.value = -500;
+  if (!(status_caps ("CapEff") & BIT (24)))
+    EXPECT (sr_oom_score_adj_apply (&p, &e) < 0
+                && msg_has (e, "set oomScoreAdj to -500 (below the current "
+                               "500: that needs CAP_SYS_RESOURCE)"),
+            "lowering without CAP_SYS_RESOURCE");
+  else
+    EXPECT (sr_oom_score_adj_apply (&p, &e) == 0, "lower: %s",
+            e ? e->msg : "");
 }
 
 static void
@@ -400,6 +411,35 @@ child_bad_cwd (void *arg)
           "relative cwd");
 }
 
+/* A user namespace whose setgroups is "deny" (as rootless engines make
+ * them): no additionalGids is fine, some is a clear error. */
+static void
+child_setgroups_denied (void *arg)
+{
+  uint32_t gids[] = { 0 };
+  oci_process p = { .cwd = "/" };
+  _cleanup_error_ sr_error *e = NULL;
+
+  if (unshare (CLONE_NEWUSER) < 0)
+    {
+      printf ("# no user namespaces: %s\n", strerror (errno));
+      return;
+    }
+  write_file ("/proc/self/setgroups", "deny", 0644);
+  write_file ("/proc/self/uid_map", "0 0 1", 0644);
+  write_file ("/proc/self/gid_map", "0 0 1", 0644);
+  p.user.additional_gids = gids;
+  p.user.additional_gids_len = 1;
+  EXPECT (sr_process_switch_identity (&p, &e) < 0
+              && msg_has (e, "setgroups [0] (setgroups is denied in this "
+                             "user namespace): Operation not permitted"),
+          "groups asked for where setgroups is denied");
+  p.user.additional_gids_len = 0;
+  sr_error_freep (&e);
+  EXPECT (sr_process_switch_identity (&p, &e) == 0, "no groups: %s",
+          e ? e->msg : "");
+}
+
 static void
 test_identity (void)
 {
@@ -425,6 +465,8 @@ test_identity (void)
   CHECK_ONCE (in_child (child_no_caps, NULL) == 0,
          "NULL capabilities: every set empty, umask 0022");
   CHECK_ONCE (in_child (child_no_new_privs, NULL) == 0, "noNewPrivileges");
+  CHECK_ONCE (in_child (child_setgroups_denied, NULL) == 0,
+              "setgroups denied in a user namespace");
   CHECK_ONCE (in_child (child_bad_cwd, NULL) == 0, "cwd errors");
   CHECK_ONCE (in_child (child_rlimits, NULL) == 0,
          "rlimits applied; raising a hard limit without CAP_SYS_RESOURCE");
