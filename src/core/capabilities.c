@@ -225,7 +225,7 @@ sr_capabilities_drop_bounding (const oci_capabilities *caps, sr_error **err)
 }
 
 static int
-caps_check (const struct capsets *s, sr_error **err)
+caps_check (struct capsets *s, sr_error **err)
 {
   int c;
 
@@ -234,12 +234,16 @@ caps_check (const struct capsets *s, sr_error **err)
                     "capabilities: %s is effective but not permitted",
                     cap_name (c));
   /* The kernel refuses to raise an ambient capability that is not both
-   * permitted and inheritable. */
-  if ((c = first_missing (s->ambient, s->permitted & s->inheritable)) >= 0)
-    return sr_fail (err, EINVAL,
-                    "capabilities: ambient %s is not both permitted and "
-                    "inheritable",
-                    cap_name (c));
+   * permitted and inheritable.  runc's own default spec lists ambient
+   * capabilities without inheritable ones, and runc warns and goes on:
+   * so do we, and the ambient set stays within the configuration. */
+  while ((c = first_missing (s->ambient, s->permitted & s->inheritable)) >= 0)
+    {
+      sr_debug ("capabilities: ambient %s is not both permitted and "
+               "inheritable: not raised",
+               cap_name (c));
+      s->ambient &= ~CAP_BIT (c);
+    }
   return 0;
 }
 
