@@ -19,12 +19,23 @@ int sr_oom_score_adj_apply (const oci_process *p, sr_error **err);
 
 /* setgroups (additionalGids), setresgid, setresuid, keeping exactly the
  * configured capability sets across the switch (bounding, effective,
- * permitted, inheritable, ambient); then umask and chdir(cwd) as the new
- * user.  A NULL capabilities object means "no capabilities at all". */
+ * permitted, inheritable, ambient); then umask (0022 when unset).
+ * A NULL capabilities object means "no capabilities at all".
+ * cwd (absolute) is entered as root first, as runc does, and again as the
+ * new user only when root was refused (EACCES/EPERM); a cwd outside the
+ * root (CVE-2024-21626) is an error.  Also gives the new user ownership of
+ * stdio that is not /dev/null or a regular file (runc's
+ * fixStdioPermissions), so the process can reopen its tty or /dev/stdout.
+ * setgroups is skipped in a user namespace where it is denied and no
+ * additionalGids are configured. */
 int sr_process_switch_identity (const oci_process *p, sr_error **err);
 
 /* Capabilities alone (also used by exec); "CAP_SYS_ADMIN" -> value, -1 when
- * unknown to this kernel and libcap. */
+ * unknown to this kernel.  In a config, a well-formed name the kernel does
+ * not know ("CAP_" + [A-Z0-9_]) is skipped with a warning, as runc does; a
+ * malformed one is an error.  sr_capabilities_apply sets effective,
+ * permitted and inheritable exactly (capset) and the ambient set exactly
+ * (clear, then raise each: each must be permitted and inheritable). */
 int sr_cap_from_name (const char *name);
 int sr_capabilities_apply (const oci_capabilities *caps, sr_error **err);
 /* Drop from the bounding set everything not in `bounding`. */
@@ -34,7 +45,10 @@ int sr_capabilities_drop_bounding (const oci_capabilities *caps,
 int sr_no_new_privs_apply (const oci_process *p, sr_error **err);
 
 /* Resolve args[0] with the PATH of p->env (or a default PATH) in the current
- * root, as execvp would; malloc'd absolute path. */
+ * root, as execvp would (skipping what is not an executable regular file);
+ * malloc'd path.  An args[0] with a '/' is returned as is once checked
+ * ("exec \"/bin/nope\": No such file or directory").  Not found in PATH:
+ * ENOENT, "exec \"foo\": executable file not found in $PATH". */
 char *sr_process_find_executable (const oci_process *p, sr_error **err);
 
 /* Mark every fd >= first as close-on-exec (close_range where available). */

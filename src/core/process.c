@@ -260,25 +260,28 @@ sr_process_find_executable (const oci_process *p, sr_error **err)
   int errnum;
 
   if (p == NULL || p->args == NULL || p->args[0] == NULL)
-    return sr_fail (err, EINVAL, "process.args: empty"), NULL;
-  name = p->args[0];
-  if (name[0] == '\0')
-    return sr_fail (err, ENOENT, "exec \"\""), NULL;
-
-  if (strchr (name, '/') != NULL)
     {
-      errnum = check_executable (name);
+      sr_fail (err, EINVAL, "process.args: empty");
+      return NULL;
+    }
+  name = p->args[0];
+  if (name[0] == '\0' || strchr (name, '/') != NULL)
+    {
+      errnum = name[0] == '\0' ? ENOENT : check_executable (name);
       if (errnum != 0)
-        return sr_fail (err, errnum, "exec \"%s\"", name), NULL;
+        {
+          sr_fail (err, errnum, "exec \"%s\"", name);
+          return NULL;
+        }
       return xstrdup (name);
     }
 
   path = env_get (p->env, "PATH");
   found = search_path (name, path != NULL ? path : DEFAULT_PATH);
+  /* runc's wording: engines map "executable file not found" to exit 127. */
   if (found == NULL)
-    return sr_fail (err, ENOENT,
-                    "exec \"%s\": executable file not found in $PATH", name),
-           NULL;
+    sr_fail (err, ENOENT, "exec \"%s\": executable file not found in $PATH",
+             name);
   return found;
 }
 
