@@ -45,6 +45,10 @@ char *sr_fd_path (int fd);
 /* True when the path of `fd` is `rootpath` or below it. */
 bool sr_fd_is_beneath (int fd, const char *rootpath);
 
+/* True when both fds are the same inode (st_dev and st_ino): for checking
+ * that what was opened, mounted or created is still what is there. */
+bool sr_fd_same_inode (int a, int b);
+
 /* Testing hook: pretend openat2 does not exist (exercise the fallback).  It
  * affects sr_openat2 and so procfs.h too. */
 void sr_safepath_force_fallback (bool on);

@@ -308,10 +308,7 @@ sr_reopen_fd (int opath_fd, int flags, sr_error **err)
   if (fd < 0)
     return sr_fail (err, errno, "reopen fd %d", opath_fd);
 
-  struct stat want, got;
-  if (fstat (opath_fd, &want) < 0 || fstat (fd, &got) < 0)
-    return sr_fail (err, errno, "reopen fd %d: fstat", opath_fd);
-  if (want.st_dev != got.st_dev || want.st_ino != got.st_ino)
+  if (!sr_fd_same_inode (opath_fd, fd))
     return sr_fail (err, EXDEV, "reopen fd %d: got another file", opath_fd);
   return steal_fd (&fd);
 }

@@ -343,6 +343,29 @@ walk_last_open (struct walk *w, const char *name)
   return fd;
 }
 
+/* `fd` unless it is a directory (EISDIR); closed on failure. */
+static int
+fd_unless_dir (int fd)
+{
+  struct stat st;
+  int r = fstat (fd, &st);
+
+  if (r == 0 && !S_ISDIR (st.st_mode))
+    return fd;
+  if (r == 0)
+    errno = EISDIR;
+  sr_close (fd);
+  return -1;
+}
+
+bool
+sr_fd_same_inode (int a, int b)
+{
+  struct stat sa, sb;
+  return fstat (a, &sa) == 0 && fstat (b, &sb) == 0 && sa.st_dev == sb.st_dev
+         && sa.st_ino == sb.st_ino;
+}
+
 /* The last component of a file mount target: a new empty file, or whatever
  * non-directory is there already. */
 static int
@@ -359,32 +382,20 @@ walk_last_file (struct walk *w, const char *name)
   if (fd < 0)
     return -1;
   if (created < 0)
-    fd = walk_follow_if_link (w, fd);
-  if (fd < 0)
-    return fd;
-
-  struct stat st, cst;
-  if (fstat (fd, &st) < 0)
     {
-      sr_close (fd);
-      return -1;
+      fd = walk_follow_if_link (w, fd);
+      if (fd < 0)
+        return fd;
     }
-  if (S_ISDIR (st.st_mode))
+  else if (!sr_fd_same_inode (created, fd))
     {
-      sr_close (fd);
-      errno = EISDIR;
-      return -1;
-    }
-  /* What we created was swapped for something else before we opened it. */
-  if (created >= 0
-      && (fstat (created, &cst) < 0 || cst.st_dev != st.st_dev
-          || cst.st_ino != st.st_ino))
-    {
+      /* What we created was swapped for something else before we opened
+         it. */
       sr_close (fd);
       errno = EAGAIN;
       return -1;
     }
-  return fd;
+  return fd_unless_dir (fd);
 }
 
 /* The path ended on a directory (it was empty, "/", ended in ".." or "/"). */
@@ -513,20 +524,7 @@ ensure_file_in_root (int rootfd, const char *path, mode_t mode)
     return walk_in_root (rootfd, path, WALK_FILE, 0, mode, 0755);
   if (fd < 0)
     return -1;
-
-  struct stat st;
-  if (fstat (fd, &st) < 0)
-    {
-      sr_close (fd);
-      return -1;
-    }
-  if (S_ISDIR (st.st_mode))
-    {
-      sr_close (fd);
-      errno = EISDIR;
-      return -1;
-    }
-  return fd;
+  return fd_unless_dir (fd);
 }
 
 int

@@ -9,16 +9,9 @@
 #include <unistd.h>
 
 #include "sandrun/fdpass.h"
+#include "sandrun/safepath.h"
 #include "sandrun/util.h"
 #include "unit.h"
-
-static bool
-same_file (int a, int b)
-{
-  struct stat sa, sb;
-  return fstat (a, &sa) == 0 && fstat (b, &sb) == 0 && sa.st_dev == sb.st_dev
-         && sa.st_ino == sb.st_ino;
-}
 
 static int
 errno_of (sr_error *err)
@@ -43,7 +36,7 @@ test_round_trip (int type)
   char buf[8] = "";
   err = NULL;
   int fd = sr_recv_fd (sv[1], buf, 5, &err);
-  CHECK (fd >= 0 && same_file (fd, p[0]) && fd != p[0],
+  CHECK (fd >= 0 && sr_fd_same_inode (fd, p[0]) && fd != p[0],
          "%s: received the same pipe", kind);
   CHECK (fd >= 0 && (fcntl (fd, F_GETFD) & FD_CLOEXEC), "%s: received fd is CLOEXEC",
          kind);
@@ -58,7 +51,7 @@ test_round_trip (int type)
   sr_error_free (err);
   err = NULL;
   fd = sr_recv_fd (sv[1], NULL, 0, &err);
-  CHECK (fd >= 0 && same_file (fd, p[1]), "%s: receive, no payload", kind);
+  CHECK (fd >= 0 && sr_fd_same_inode (fd, p[1]), "%s: receive, no payload", kind);
   sr_error_free (err);
   sr_close (fd);
 
@@ -110,7 +103,7 @@ test_extra_fds (void)
      our own p[1] is closed too, the pipe has no writer left. */
   sr_error *err = NULL;
   int fd = sr_recv_fd (sv[1], NULL, 0, &err);
-  CHECK (fd >= 0 && same_file (fd, p[0]), "extra fds: the first is returned");
+  CHECK (fd >= 0 && sr_fd_same_inode (fd, p[0]), "extra fds: the first is returned");
   sr_error_free (err);
   close (p[1]);
   char b;

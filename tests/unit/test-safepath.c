@@ -192,6 +192,20 @@ free_tree (struct tree *t)
   free (t->mirror);
 }
 
+/* The call (fd, err: consumed) made `in_rel` (relative to the tree's dir)
+ * inside the root, and `host_rel` does not exist outside it. */
+static void
+check_landed (const struct tree *t, int fd, sr_error *err, const char *in_rel,
+              const char *host_rel, const char *mode, const char *what)
+{
+  char *in = xasprintf ("%s%s/%s", t->root, t->dir, in_rel);
+  char *host = xasprintf ("%s/%s", t->dir, host_rel);
+  CHECK (fd >= 0 && exists (in) && !exists (host), "%s: %s", mode, what);
+  free (in);
+  free (host);
+  errno_of (fd, err);
+}
+
 static void
 test_open (struct tree *t, const char *mode)
 {
@@ -258,13 +272,8 @@ test_open (struct tree *t, const char *mode)
   err = NULL;
   fd = sr_open_in_root (t->rootfd, "escape_abs/created", O_WRONLY | O_CREAT, 0600,
                         &err);
-  char *host = xasprintf ("%s/created", t->outside);
-  char *in = xasprintf ("%s/created", t->mirror);
-  CHECK (fd >= 0 && exists (in) && !exists (host),
-         "%s: O_CREAT through a link creates inside root", mode);
-  free (host);
-  free (in);
-  errno_of (fd, err);
+  check_landed (t, fd, err, "outside/created", "outside/created", mode,
+                "O_CREAT through a link creates inside root");
 }
 
 static void
@@ -273,15 +282,12 @@ test_mkdir (struct tree *t, const char *mode)
   sr_error *err = NULL;
   int fd = sr_mkdir_in_root (t->rootfd, "dirlink/made/deeper", 0755, &err);
   char *in = xasprintf ("%s/made/deeper", t->mirror);
-  char *host = xasprintf ("%s/made", t->outside);
-  CHECK (fd >= 0 && exists (in) && !exists (host),
-         "%s: mkdir through an absolute link lands in root", mode);
   char *path = fd >= 0 ? sr_fd_path (fd) : NULL;
   CHECK_STR (path, in, "%s: mkdir returns the last directory", mode);
   free (path);
   free (in);
-  free (host);
-  errno_of (fd, err);
+  check_landed (t, fd, err, "outside/made/deeper", "outside/made", mode,
+                "mkdir through an absolute link lands in root");
 
   err = NULL;
   fd = sr_mkdir_in_root (t->rootfd, "up/up/fresh/a/../b", 0700, &err);
@@ -294,13 +300,8 @@ test_mkdir (struct tree *t, const char *mode)
 
   err = NULL;
   fd = sr_mkdir_in_root (t->rootfd, "dangling/sub", 0755, &err);
-  in = xasprintf ("%s%s/newdir/sub", t->root, t->dir);
-  host = xasprintf ("%s/newdir", t->dir);
-  CHECK (fd >= 0 && exists (in) && !exists (host),
-         "%s: mkdir through a dangling link creates its target in root", mode);
-  free (in);
-  free (host);
-  errno_of (fd, err);
+  check_landed (t, fd, err, "newdir/sub", "newdir", mode,
+                "mkdir through a dangling link creates its target in root");
 
   err = NULL;
   fd = sr_mkdir_in_root (t->rootfd, "etc/hostname/x", 0755, &err);
@@ -350,25 +351,14 @@ test_ensure (struct tree *t, const char *mode)
   err = NULL;
   fd = sr_ensure_target_in_root (t->rootfd, "escape_rel/dev/console", false, 0,
                                  &err);
-  in = xasprintf ("%s/dev/console", t->mirror);
-  char *host = xasprintf ("%s/dev", t->outside);
-  CHECK (fd >= 0 && exists (in) && !exists (host),
-         "%s: file target with new parents through a link stays in root",
-         mode);
-  free (in);
-  free (host);
-  errno_of (fd, err);
+  check_landed (t, fd, err, "outside/dev/console", "outside/dev", mode,
+                "file target with new parents through a link stays in root");
 
   err = NULL;
   fd = sr_ensure_target_in_root (t->rootfd, "escape_abs/mnt/point", true, 0755,
                                  &err);
-  in = xasprintf ("%s/mnt/point", t->mirror);
-  host = xasprintf ("%s/mnt", t->outside);
-  CHECK (fd >= 0 && exists (in) && !exists (host),
-         "%s: dir target through a link stays in root", mode);
-  free (in);
-  free (host);
-  errno_of (fd, err);
+  check_landed (t, fd, err, "outside/mnt/point", "outside/mnt", mode,
+                "dir target through a link stays in root");
 }
 
 static void
