@@ -85,8 +85,8 @@ kernel_last_cap (void)
   if (last < 0)
     {
       int c = 0;
-      while (c < 63 && prctl (PR_CAPBSET_READ, (unsigned long) c + 1, 0, 0, 0)
-                           >= 0)
+      while (c < 63
+             && prctl (PR_CAPBSET_READ, (unsigned long) c + 1, 0, 0, 0) >= 0)
         c++;
       last = c;
     }
@@ -130,8 +130,8 @@ caps_mask (char **names, const char *set, uint64_t *out, char ***unknown,
 
       if (!cap_name_well_formed (names[i]))
         return sr_fail (err, EINVAL,
-                        "capabilities.%s: \"%s\" is not a capability name",
-                        set, names[i]);
+                        "capabilities.%s: \"%s\" is not a capability name", set,
+                        names[i]);
       c = sr_cap_from_name (names[i]);
       if (c >= 0)
         *out |= CAP_BIT (c);
@@ -156,8 +156,8 @@ warn_unknown_caps (char **unknown)
     return;
   for (size_t i = 0; unknown[i]; i++)
     {
-      char *l = xasprintf ("%s%s%s", list ? list : "", list ? " " : "",
-                           unknown[i]);
+      char *l
+          = xasprintf ("%s%s%s", list ? list : "", list ? " " : "", unknown[i]);
       free (list);
       list = l;
     }
@@ -174,15 +174,22 @@ caps_resolve (const oci_capabilities *caps, struct capsets *s, bool warn,
   memset (s, 0, sizeof *s);
   if (caps == NULL)
     return 0;
-  if (caps_mask (caps->bounding, "bounding", &s->bounding, &unknown, err) < 0
-      || caps_mask (caps->effective, "effective", &s->effective, &unknown,
-                    err) < 0
-      || caps_mask (caps->permitted, "permitted", &s->permitted, &unknown,
-                    err) < 0
-      || caps_mask (caps->inheritable, "inheritable", &s->inheritable,
-                    &unknown, err) < 0
-      || caps_mask (caps->ambient, "ambient", &s->ambient, &unknown, err) < 0)
-    return -1;
+  const struct
+  {
+    char **names;
+    const char *set;
+    uint64_t *out;
+  } sets[] = {
+    { caps->bounding, "bounding", &s->bounding },
+    { caps->effective, "effective", &s->effective },
+    { caps->permitted, "permitted", &s->permitted },
+    { caps->inheritable, "inheritable", &s->inheritable },
+    { caps->ambient, "ambient", &s->ambient },
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (sets); i++)
+    if (caps_mask (sets[i].names, sets[i].set, sets[i].out, &unknown, err) < 0)
+      return -1;
   if (warn)
     warn_unknown_caps (unknown);
   return 0;
@@ -240,8 +247,8 @@ caps_check (struct capsets *s, sr_error **err)
   while ((c = first_missing (s->ambient, s->permitted & s->inheritable)) >= 0)
     {
       sr_debug ("capabilities: ambient %s is not both permitted and "
-               "inheritable: not raised",
-               cap_name (c));
+                "inheritable: not raised",
+                cap_name (c));
       s->ambient &= ~CAP_BIT (c);
     }
   return 0;
@@ -282,8 +289,7 @@ ambient_set (uint64_t ambient, sr_error **err)
     }
   for (int c = 0; c < 64; c++)
     if ((ambient & CAP_BIT (c))
-        && prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, (unsigned long) c, 0,
-                  0)
+        && prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, (unsigned long) c, 0, 0)
                < 0)
       return sr_fail (err, errno, "raise ambient %s", cap_name (c));
   return 0;

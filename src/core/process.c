@@ -19,7 +19,8 @@
 #include "sandrun/procfs.h"
 #include "sandrun/util.h"
 
-#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define DEFAULT_PATH                                                           \
+  "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define DEFAULT_UMASK 0022
 
 #ifndef CLOSE_RANGE_CLOEXEC

@@ -79,8 +79,8 @@ rlimit_fail (const oci_rlimit *l, int resource, int errnum, sr_error **err)
         (*err)->errnum = errnum;
       return -1;
     }
-  return sr_fail (err, errnum, "setrlimit %s (soft %s, hard %s)", l->type,
-                  soft, hard);
+  return sr_fail (err, errnum, "setrlimit %s (soft %s, hard %s)", l->type, soft,
+                  hard);
 }
 
 /* The resource of a valid entry, or -1. */
@@ -90,8 +90,7 @@ rlimit_check (const oci_rlimit *l, sr_error **err)
   int resource = sr_rlimit_from_name (l->type);
 
   if (resource < 0)
-    return sr_fail (err, 0, "rlimit \"%s\": unknown",
-                    l->type ? l->type : "");
+    return sr_fail (err, 0, "rlimit \"%s\": unknown", l->type ? l->type : "");
   if (l->soft > l->hard)
     return sr_fail (err, EINVAL,
                     "rlimit %s: soft limit %" PRIu64
@@ -114,8 +113,8 @@ sr_rlimits_apply (const oci_process *p, sr_error **err)
     {
       const oci_rlimit *l = &p->rlimits[i];
       int resource = rlimit_check (l, err);
-      struct rlimit r = { .rlim_cur = (rlim_t) l->soft,
-                          .rlim_max = (rlim_t) l->hard };
+      struct rlimit r
+          = { .rlim_cur = (rlim_t) l->soft, .rlim_max = (rlim_t) l->hard };
 
       if (setrlimit (resource, &r) < 0)
         return rlimit_fail (l, resource, errno, err);

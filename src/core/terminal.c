@@ -124,8 +124,8 @@ set_console_size (int master, const oci_console_size *size, sr_error **err)
   ws.ws_row = (unsigned short) size->height;
   ws.ws_col = (unsigned short) size->width;
   if (ioctl (master, TIOCSWINSZ, &ws) < 0)
-    return sr_fail (err, errno, "set the console size to %ux%u",
-                    size->width, size->height);
+    return sr_fail (err, errno, "set the console size to %ux%u", size->width,
+                    size->height);
   return 0;
 }
 
@@ -148,8 +148,7 @@ open_console_target (sr_error **err)
     {
       /* O_EXCL never follows a symlink: a dangling one gives EEXIST. */
       int c = open ("/dev/console",
-                    O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
-                    0600);
+                    O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
       if (c < 0)
         return sr_fail (err, errno, "create /dev/console");
       sr_close (c);
@@ -162,8 +161,7 @@ open_console_target (sr_error **err)
   if (S_ISLNK (st.st_mode))
     return sr_fail (err, ELOOP, "/dev/console is a symlink");
   if (!S_ISREG (st.st_mode) && !S_ISCHR (st.st_mode))
-    return sr_fail (err, EINVAL,
-                    "/dev/console is neither a file nor a device");
+    return sr_fail (err, EINVAL, "/dev/console is neither a file nor a device");
   if (sfs.f_type == PROC_SUPER_MAGIC || sfs.f_type == SYSFS_MAGIC)
     return sr_fail (err, EINVAL, "/dev/console is on procfs or sysfs");
   return steal_fd (&fd);
@@ -177,8 +175,8 @@ bind_fd_onto_fd (int source, int target, sr_error **err)
   _cleanup_close_ int tree = -1;
   char src[64], dst[64];
 
-  tree = open_tree (source, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC
-                                    | AT_EMPTY_PATH);
+  tree = open_tree (source, "",
+                    OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
   if (tree >= 0)
     {
       if (move_mount (tree, "", target, "",
@@ -244,8 +242,8 @@ make_controlling_stdio (int slave, sr_error **err)
 }
 
 int
-sr_terminal_setup (const oci_process *p, int console_socket,
-                   bool bind_console, sr_error **err)
+sr_terminal_setup (const oci_process *p, int console_socket, bool bind_console,
+                   sr_error **err)
 {
   _cleanup_close_ int master = -1;
   _cleanup_close_ int slave = -1;
