@@ -6,6 +6,8 @@
 #include <ftw.h>
 #include <linux/magic.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdio.h>
 #include <seccomp.h>
 #include <stdbool.h>
 #include <sys/mount.h>
@@ -361,6 +363,80 @@ test_ensure (struct tree *t, const char *mode)
                 "dir target through a link stays in root");
 }
 
+/* A child swaps `a` and `b` (RENAME_EXCHANGE) until killed. */
+static pid_t
+start_swapper (const char *a, const char *b)
+{
+  fflush (stdout);
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      for (;;)
+        renameat2 (AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+    }
+  return pid;
+}
+
+static void
+stop_swapper (pid_t pid)
+{
+  if (pid > 0)
+    {
+      kill (pid, SIGKILL);
+      waitpid (pid, NULL, 0);
+    }
+}
+
+/* Whatever fd a call returns is below the root; consumes fd and err;
+ * counts the failures. */
+static bool
+beneath_root (const struct tree *t, int fd, sr_error *err, int *failed)
+{
+  bool ok = fd < 0 || sr_fd_is_beneath (fd, t->root);
+  *failed += fd < 0;
+  errno_of (fd, err);
+  return ok;
+}
+
+/* "race" flips between a directory and a symlink to the host's `outside`
+ * while we create below it: all must land in the root. */
+static void
+test_race_symlink_swap (struct tree *t, const char *mode)
+{
+  char *dir = xasprintf ("%s/race", t->root);
+  char *link = xasprintf ("%s/race_link", t->root);
+  mkdir (dir, 0755);
+  symlink_or_die (t->outside, link);
+
+  pid_t pid = start_swapper (dir, link);
+  int bad = 0, failed = 0;
+  for (int i = 0; i < 300; i++)
+    {
+      sr_error *err = NULL;
+      int fd = sr_mkdir_in_root (t->rootfd, "race/x/y", 0755, &err);
+      bad += !beneath_root (t, fd, err, &failed);
+      err = NULL;
+      fd = sr_ensure_target_in_root (t->rootfd, "race/f", false, 0644, &err);
+      bad += !beneath_root (t, fd, err, &failed);
+      err = NULL;
+      fd = sr_open_in_root (t->rootfd, "race/x", O_RDONLY | O_DIRECTORY, 0, &err);
+      bad += !beneath_root (t, fd, err, &failed);
+    }
+  stop_swapper (pid);
+  printf ("# %s: %d of 900 calls lost the race and failed\n", mode, failed);
+  CHECK (bad == 0, "%s: dir/symlink swap race: every fd in root (%d not)", mode,
+         bad);
+  char *x = xasprintf ("%s/x", t->outside);
+  char *f = xasprintf ("%s/f", t->outside);
+  CHECK (!exists (x) && !exists (f), "%s: dir/symlink swap race: nothing "
+         "created on the host", mode);
+  free (x);
+  free (f);
+  free (dir);
+  free (link);
+}
+
 static void
 run_suite (const char *mode, bool fallback)
 {
@@ -370,6 +446,7 @@ run_suite (const char *mode, bool fallback)
   test_open (&t, mode);
   test_mkdir (&t, mode);
   test_ensure (&t, mode);
+  test_race_symlink_swap (&t, mode);
   sr_safepath_force_fallback (false);
   free_tree (&t);
 }
