@@ -36,7 +36,13 @@ int sr_cgroup_create (const char *id, const char *cgroups_path,
 int sr_cgroup_open (const char *recorded_path, sr_cgroup **out,
                     sr_error **err);
 
-/* The path to record in the state (absolute within the hierarchies). */
+/* The path to record in the state (absolute within the hierarchies).
+ * Usually one path ("/default/web"), the same in every hierarchy.  Where a
+ * relative cgroupsPath (or none: the default is the id, relative, as with
+ * runc) lands at different places because this process sits at different
+ * places in the v1 hierarchies, the hierarchies that differ follow:
+ * "/web;memory:/user.slice/web" (keys as in /proc/self/cgroup, "" for
+ * cgroup2). */
 const char *sr_cgroup_path (const sr_cgroup *cg);
 
 /* v2/hybrid: an O_DIRECTORY fd of the unified cgroup, for
@@ -59,7 +65,13 @@ int sr_cgroup_pids (const sr_cgroup *cg, pid_t **pids, size_t *n,
  * present). */
 int sr_cgroup_kill (const sr_cgroup *cg, int signo, sr_error **err);
 
+/* Freeze or thaw every process (v1 freezer where mounted, else cgroup2's
+ * cgroup.freeze), waiting (bounded) until the state has settled. */
 int sr_cgroup_freeze (const sr_cgroup *cg, bool frozen, sr_error **err);
+
+/* Whether the cgroup is frozen now (false when it does not exist): what
+ * `state` reports as "paused". */
+int sr_cgroup_frozen (const sr_cgroup *cg, bool *frozen, sr_error **err);
 
 /* Remove the cgroup from every hierarchy (waiting briefly for exiting
  * processes).  A missing cgroup is not an error. */
