@@ -34,8 +34,9 @@ int sr_process_switch_identity (const oci_process *p, sr_error **err);
  * unknown to this kernel.  In a config, a well-formed name the kernel does
  * not know ("CAP_" + [A-Z0-9_]) is skipped with a warning, as runc does; a
  * malformed one is an error.  sr_capabilities_apply sets effective,
- * permitted and inheritable exactly (capset) and the ambient set exactly
- * (clear, then raise each: each must be permitted and inheritable). */
+ * permitted and inheritable exactly (capset) and the ambient set within the
+ * config (clear, then raise each; one that is not both permitted and
+ * inheritable is skipped, as runc does). */
 int sr_cap_from_name (const char *name);
 int sr_capabilities_apply (const oci_capabilities *caps, sr_error **err);
 /* Drop from the bounding set everything not in `bounding`. */
@@ -50,6 +51,11 @@ int sr_no_new_privs_apply (const oci_process *p, sr_error **err);
  * ("exec \"/bin/nope\": No such file or directory").  Not found in PATH:
  * ENOENT, "exec \"foo\": executable file not found in $PATH". */
 char *sr_process_find_executable (const oci_process *p, sr_error **err);
+
+/* The environment for execve: a copy of p->env plus, when it has no HOME,
+ * HOME from the container's /etc/passwd entry of user.uid ("/" when there
+ * is none), as runc and crun do.  Call after pivot_root.  strv_free it. */
+char **sr_process_env (const oci_process *p);
 
 /* Mark every fd >= first as close-on-exec (close_range where available). */
 int sr_fds_cloexec_from (int first, sr_error **err);

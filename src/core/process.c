@@ -286,6 +286,79 @@ sr_process_find_executable (const oci_process *p, sr_error **err)
   return found;
 }
 
+/* ---- environment --------------------------------------------------------- */
+
+#define PASSWD_MAX (1 << 20)
+
+/* /etc/passwd of the container, read as a regular file only: it belongs to
+ * the image, and a FIFO or a device there must not hang or flood the init. */
+static char *
+read_passwd (void)
+{
+  _cleanup_close_ int fd = -1;
+  _cleanup_free_ char *buf = NULL;
+  struct stat st;
+  ssize_t n;
+
+  fd = open ("/etc/passwd", O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) < 0 || !S_ISREG (st.st_mode)
+      || st.st_size > PASSWD_MAX)
+    return NULL;
+  buf = xmalloc ((size_t) st.st_size + 1);
+  n = sr_read_all (fd, buf, (size_t) st.st_size);
+  if (n < 0)
+    return NULL;
+  buf[n] = '\0';
+  return steal_pointer (&buf);
+}
+
+/* The home field of the first "name:pw:uid:gid:gecos:home:shell" line of
+ * `uid`, malloc'd; NULL when there is none. */
+static char *
+passwd_home (char *passwd, uid_t uid)
+{
+  char *save = NULL;
+
+  for (char *line = strtok_r (passwd, "\n", &save); line != NULL;
+       line = strtok_r (NULL, "\n", &save))
+    {
+      char *field[7] = { NULL };
+      char *f = line;
+      long id;
+      int n = 0;
+
+      while (n < 7 && f != NULL)
+        {
+          field[n++] = f;
+          f = strchr (f, ':');
+          if (f != NULL)
+            *f++ = '\0';
+        }
+      if (n >= 6 && sr_parse_long (field[2], &id) == 0 && id == (long) uid
+          && field[5][0] != '\0')
+        return xstrdup (field[5]);
+    }
+  return NULL;
+}
+
+char **
+sr_process_env (const oci_process *p)
+{
+  char **env = strv_dup (p->env);
+  _cleanup_free_ char *passwd = NULL;
+  _cleanup_free_ char *home = NULL;
+  _cleanup_free_ char *entry = NULL;
+
+  if (env_get (env, "HOME") != NULL)
+    return env;
+  passwd = read_passwd ();
+  if (passwd != NULL)
+    home = passwd_home (passwd, p->user.uid);
+  entry = xasprintf ("HOME=%s", home != NULL ? home : "/");
+  strv_append (&env, entry);
+  return env;
+}
+
 /* ---- fds ----------------------------------------------------------------- */
 
 static int

@@ -601,6 +601,86 @@ test_find_executable (void)
   remove_tree (dir);
 }
 
+/* ---- environment --------------------------------------------------------- */
+
+static const char *
+env_value (char **env, const char *name)
+{
+  size_t len = strlen (name);
+  for (size_t i = 0; env != NULL && env[i] != NULL; i++)
+    if (strncmp (env[i], name, len) == 0 && env[i][len] == '=')
+      return env[i] + len + 1;
+  return NULL;
+}
+
+static void
+child_env (void *arg)
+{
+  const char *root = arg;
+  char *with_home[] = { "PATH=/bin", "HOME=/root", NULL };
+  char *without[] = { "PATH=/bin", NULL };
+  oci_process p = { .env = with_home };
+  char **env;
+
+  if (chroot (root) < 0 || chdir ("/") < 0)
+    {
+      EXPECT (false, "chroot: %s", strerror (errno));
+      return;
+    }
+  env = sr_process_env (&p);
+  EXPECT (strv_len (env) == 2 && str_eq (env_value (env, "HOME"), "/root"),
+          "HOME kept");
+  strv_free (env);
+
+  p.env = without;
+  p.user.uid = 1000;
+  env = sr_process_env (&p);
+  EXPECT (strv_len (env) == 2 && str_eq (env_value (env, "PATH"), "/bin")
+              && str_eq (env_value (env, "HOME"), "/home/user"),
+          "HOME from /etc/passwd");
+  strv_free (env);
+
+  p.user.uid = 4242;
+  env = sr_process_env (&p);
+  EXPECT (str_eq (env_value (env, "HOME"), "/"), "HOME / for an unknown uid");
+  strv_free (env);
+
+  /* A FIFO as /etc/passwd must not block. */
+  unlink ("/etc/passwd");
+  mkfifo ("/etc/passwd", 0644);
+  p.user.uid = 1000;
+  p.env = NULL;
+  env = sr_process_env (&p);
+  EXPECT (strv_len (env) == 1 && str_eq (env_value (env, "HOME"), "/"),
+          "HOME / when /etc/passwd is a FIFO");
+  strv_free (env);
+}
+
+static void
+test_env (void)
+{
+  char root[] = "/tmp/sandrun-test-env-XXXXXX";
+  _cleanup_free_ char *etc = NULL, *passwd = NULL;
+
+  if (getuid () != 0 || mkdtemp (root) == NULL)
+    {
+      printf ("# skipping the HOME tests: not root\n");
+      return;
+    }
+  etc = xasprintf ("%s/etc", root);
+  passwd = xasprintf ("%s/etc/passwd", root);
+  mkdir (etc, 0755);
+  write_file (passwd,
+              "root:x:0:0:root:/root:/bin/sh\n"
+              "broken line\n"
+              "nohome:x:1001:1001::\n"
+              "user:x:1000:1000:A User:/home/user:/bin/sh\n",
+              0644);
+  CHECK_ONCE (in_child (child_env, root) == 0,
+              "sr_process_env adds HOME as runc does");
+  remove_tree (root);
+}
+
 /* ---- fds ----------------------------------------------------------------- */
 
 static void
@@ -789,6 +869,7 @@ main (void)
   test_cap_errors ();
   test_identity ();
   test_find_executable ();
+  test_env ();
   CHECK_ONCE (in_child (child_cloexec, NULL) == 0,
               "sr_fds_cloexec_from marks fds >= 3 close-on-exec");
   test_terminal ();
