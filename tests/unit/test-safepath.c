@@ -256,9 +256,29 @@ test_open (struct tree *t, const char *mode)
   CHECK_STR (s, "ERR:2", "%s: missing file", mode);
   free (s);
 
-  sr_error *err = NULL;
-  int fd = sr_open_in_root (t->rootfd, "lastlink", O_PATH | O_NOFOLLOW, 0, &err);
+  s = read_in_root (t->rootfd, "etc/self/hostname", O_NOFOLLOW);
+  CHECK_STR (s, "inside-hostname", "%s: O_NOFOLLOW spares the middle links",
+             mode);
+  free (s);
+
   struct stat st;
+  sr_error *err = NULL;
+  int fd = sr_open_in_root (t->rootfd, "etc/self", O_RDONLY | O_DIRECTORY, 0, &err);
+  CHECK (fd >= 0 && fstat (fd, &st) == 0 && S_ISDIR (st.st_mode),
+         "%s: O_DIRECTORY through a last link to a dir", mode);
+  errno_of (fd, err);
+  err = NULL;
+  fd = sr_open_in_root (t->rootfd, "lastlink", O_PATH, 0, &err);
+  CHECK (fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode),
+         "%s: O_PATH follows a last link", mode);
+  errno_of (fd, err);
+  err = NULL;
+  fd = sr_open_in_root (t->rootfd, "lastlink", O_WRONLY | O_CREAT | O_EXCL, 0644,
+                        &err);
+  CHECK_ERRNO (fd, err, EEXIST, "%s: O_CREAT|O_EXCL on a link is EEXIST", mode);
+
+  err = NULL;
+  fd = sr_open_in_root (t->rootfd, "lastlink", O_PATH | O_NOFOLLOW, 0, &err);
   CHECK (fd >= 0 && fstat (fd, &st) == 0 && S_ISLNK (st.st_mode),
          "%s: O_PATH|O_NOFOLLOW gives the link itself", mode);
   CHECK (fd < 0 || (fcntl (fd, F_GETFD) & FD_CLOEXEC), "%s: O_CLOEXEC", mode);
