@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -362,15 +363,42 @@ sr_process_env (const oci_process *p)
 /* ---- fds ----------------------------------------------------------------- */
 
 static int
+set_cloexec (int fd, sr_error **err)
+{
+  int flags = fcntl (fd, F_GETFD);
+
+  if (flags >= 0 && !(flags & FD_CLOEXEC)
+      && fcntl (fd, F_SETFD, flags | FD_CLOEXEC) < 0)
+    return sr_fail (err, errno, "set close-on-exec on fd %d", fd);
+  return 0;
+}
+
+/* Without /proc (or once the init is a non-dumpable non-root user, whose
+ * /proc/self/fd is root's): every possible fd. */
+static int
+cloexec_from_every_fd (int first, sr_error **err)
+{
+  struct rlimit r;
+  int last = 65535;
+
+  if (getrlimit (RLIMIT_NOFILE, &r) == 0 && r.rlim_max < (rlim_t) last)
+    last = (int) r.rlim_max;
+  for (int fd = first; fd <= last; fd++)
+    if (set_cloexec (fd, err) < 0)
+      return -1;
+  return 0;
+}
+
+static int
 cloexec_from_procfs (int first, sr_error **err)
 {
   _cleanup_closedir_ DIR *dir = NULL;
   struct dirent *de;
   int dfd;
 
-  dfd = sr_procfs_open ("self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, err);
+  dfd = sr_procfs_open ("self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, NULL);
   if (dfd < 0)
-    return -1;
+    return cloexec_from_every_fd (first, err);
   dir = fdopendir (dfd);
   if (dir == NULL)
     {
@@ -380,14 +408,11 @@ cloexec_from_procfs (int first, sr_error **err)
   while ((errno = 0, de = readdir (dir)) != NULL)
     {
       long fd;
-      int flags;
 
       if (sr_parse_long (de->d_name, &fd) < 0 || fd < first || fd == dfd)
         continue;
-      flags = fcntl ((int) fd, F_GETFD);
-      if (flags >= 0 && !(flags & FD_CLOEXEC)
-          && fcntl ((int) fd, F_SETFD, flags | FD_CLOEXEC) < 0)
-        return sr_fail (err, errno, "set close-on-exec on fd %ld", fd);
+      if (set_cloexec ((int) fd, err) < 0)
+        return -1;
     }
   if (errno != 0)
     return sr_fail (err, errno, "read /proc/self/fd");
