@@ -66,7 +66,8 @@ bool sr_fd_is_beneath (int fd, const char *rootpath);
 bool sr_fd_same_inode (int a, int b);
 
 /* Testing hook: pretend openat2 does not exist (exercise the fallback).  It
- * affects sr_openat2 and so procfs.h too. */
+ * affects sr_openat2 and so procfs.h too.  Either way the next call probes
+ * for openat2 again. */
 void sr_safepath_force_fallback (bool on);
 
 /* openat2(2) as a raw syscall (`resolve`: RESOLVE_* flags), retrying the

@@ -36,6 +36,7 @@ void
 sr_safepath_force_fallback (bool on)
 {
   force_fallback = on;
+  openat2_state = 0; /* probe again: a test may have changed the rules */
 }
 
 static bool

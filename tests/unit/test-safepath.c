@@ -383,6 +383,15 @@ test_ensure (struct tree *t, const char *mode)
                 "dir target through a link stays in root");
 }
 
+static int
+wait_child (pid_t pid)
+{
+  int status;
+  if (pid < 0 || waitpid (pid, &status, 0) != pid)
+    return -1;
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+}
+
 /* A child swaps `a` and `b` (RENAME_EXCHANGE) until killed. */
 static pid_t
 start_swapper (const char *a, const char *b)
@@ -457,6 +466,30 @@ test_race_symlink_swap (struct tree *t, const char *mode)
   free (link);
 }
 
+/* Under a seccomp profile that refuses openat2 with EPERM (as older
+ * container engines' did), the probe must pick the fallback by itself. */
+static void
+test_openat2_denied (struct tree *t)
+{
+  fflush (stdout);
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      scmp_filter_ctx ctx = seccomp_init (SCMP_ACT_ALLOW);
+      if (ctx == NULL
+          || seccomp_rule_add (ctx, SCMP_ACT_ERRNO (EPERM), SCMP_SYS (openat2), 0) < 0
+          || seccomp_load (ctx) < 0)
+        _exit (3);
+      sr_safepath_force_fallback (false);
+      sr_procfs_reset ();
+      char *s = read_in_root (t->rootfd, "escape_abs/secret", 0);
+      _exit (strcmp (s, "inside") == 0 ? 0 : 1);
+    }
+  int r = wait_child (pid);
+  CHECK (r == 0, "openat2 denied by seccomp (EPERM): the fallback is used "
+         "(status %d)", r);
+}
+
 static void
 run_suite (const char *mode, bool fallback)
 {
@@ -467,6 +500,8 @@ run_suite (const char *mode, bool fallback)
   test_mkdir (&t, mode);
   test_ensure (&t, mode);
   test_race_symlink_swap (&t, mode);
+  if (fallback)
+    test_openat2_denied (&t);
   sr_safepath_force_fallback (false);
   free_tree (&t);
 }
@@ -600,15 +635,6 @@ overmount_child (enum overmount_mode mode)
   if (sr_procfs_read ("self/comm", &text, NULL, &err) < 0)
     return mode == HANDLE_PLAIN_PROC && sr_error_errno (err) == EXDEV ? 0 : 5;
   return strcmp (text, "sr-real\n") == 0 ? 0 : 1;
-}
-
-static int
-wait_child (pid_t pid)
-{
-  int status;
-  if (pid < 0 || waitpid (pid, &status, 0) != pid)
-    return -1;
-  return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
 }
 
 static void
