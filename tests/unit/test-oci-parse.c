@@ -1,5 +1,6 @@
 /* Tests of the OCI parser and state serialiser (oci-spec/).  Documents are
  * written with ' for " to stay readable; J() swaps them back. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -1162,6 +1163,49 @@ test_state (void)
     }
 }
 
+/* ---- the fuzzing seed corpus -------------------------------------------- */
+
+#ifdef OCI_FUZZ_CORPUS
+/* Each seed must be accepted by its parser: seeds that fail early teach the
+ * fuzzer little. */
+static void
+test_corpus (const char *sub, bool seccomp)
+{
+  _cleanup_free_ char *dirpath = xasprintf ("%s/%s", OCI_FUZZ_CORPUS, sub);
+  _cleanup_closedir_ DIR *d = opendir (dirpath);
+  CHECK (d != NULL, "corpus %s exists", dirpath);
+  size_t n = 0;
+  for (struct dirent *de; d && (de = readdir (d)) != NULL;)
+    {
+      if (de->d_name[0] == '.')
+        continue;
+      _cleanup_free_ char *data = NULL;
+      size_t len = 0;
+      sr_error *err = NULL;
+      int r = sr_read_file_at (dirfd (d), de->d_name, OCI_MAX_DOCUMENT_SIZE,
+                               &data, &len, &err);
+      void *obj = NULL;
+      if (r == 0 && seccomp)
+        obj = oci_seccomp_parse_data (data, len, &err);
+      else if (r == 0 && strstr (de->d_name, "state") != NULL)
+        obj = oci_state_parse_data (data, len, &err);
+      else if (r == 0)
+        obj = oci_config_parse_data (data, len, &err);
+      CHECK (obj != NULL, "seed %s/%s parses%s%s", sub, de->d_name,
+             err ? ": " : "", err ? err->msg : "");
+      if (seccomp)
+        oci_seccomp_free (obj);
+      else if (strstr (de->d_name, "state") != NULL)
+        oci_state_free (obj);
+      else
+        oci_config_free (obj);
+      sr_error_free (err);
+      n++;
+    }
+  CHECK (n >= 3, "%zu seeds in %s", n, sub);
+}
+#endif
+
 int
 main (void)
 {
@@ -1180,5 +1224,9 @@ main (void)
   test_files ();
   test_lone_objects ();
   test_state ();
+#ifdef OCI_FUZZ_CORPUS
+  test_corpus ("config", false);
+  test_corpus ("seccomp", true);
+#endif
   return unit_finish ();
 }
