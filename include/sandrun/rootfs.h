@@ -31,4 +31,24 @@ int sr_rootfs_pivot (const struct sr_rootfs_ctx *ctx, sr_error **err);
  * rootfsPropagation. */
 int sr_rootfs_finalize (const struct sr_rootfs_ctx *ctx, sr_error **err);
 
+/* ---- steps of the module, called by the three above (dev.c, paths.c) ---- */
+
+/* The linux.namespaces entry of `type` ("network", ...), NULL when absent. */
+const oci_namespace *sr_config_namespace (const oci_config *cfg,
+                                          const char *type);
+
+/* Whether /dev is ours to populate: not when the config bind-mounts it. */
+bool sr_dev_needs_setup (const oci_config *cfg);
+
+/* Populate /dev under rootfd (whose kernel path is rootpath): default
+ * devices, linux.devices, the /dev/fd & co symlinks, /dev/ptmx and, with a
+ * terminal, an empty /dev/console for the pty to be bound on. */
+int sr_dev_setup (const struct sr_rootfs_ctx *ctx, int rootfd,
+                  const char *rootpath, sr_error **err);
+
+/* After the pivot, rootfd being "/": maskedPaths and readonlyPaths.  Paths
+ * that do not exist are skipped. */
+int sr_paths_mask (int rootfd, char *const *paths, sr_error **err);
+int sr_paths_readonly (int rootfd, char *const *paths, sr_error **err);
+
 #endif

@@ -1,1 +1,628 @@
-/* placeholder: being written */
+/* The container's filesystem: propagation of "/", the mount list, the
+ * switch of root.  Every target below the rootfs is opened with safepath and
+ * mounted on by fd (mountopt.c); the rootfs is untrusted. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sandrun/log.h"
+#include "sandrun/mountopt.h"
+#include "sandrun/procfs.h"
+#include "sandrun/rootfs.h"
+#include "sandrun/safepath.h"
+#include "sandrun/util.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+#define HOST_CGROUP_ROOT "/sys/fs/cgroup"
+
+/* Where the mounts of the list go. */
+struct mount_env
+{
+  const struct sr_rootfs_ctx *ctx;
+  int rootfd;
+  const char *rootpath; /* the kernel's path of rootfd */
+};
+
+const oci_namespace *
+sr_config_namespace (const oci_config *cfg, const char *type)
+{
+  const oci_linux *lx = cfg->linux_;
+  for (size_t i = 0; lx != NULL && i < lx->namespaces_len; i++)
+    if (str_eq (lx->namespaces[i].type, type))
+      return &lx->namespaces[i];
+  return NULL;
+}
+
+static bool
+has_new_namespace (const oci_config *cfg, const char *type)
+{
+  const oci_namespace *ns = sr_config_namespace (cfg, type);
+  return ns != NULL && ns->path == NULL;
+}
+
+static int
+root_propagation (const oci_config *cfg, unsigned long *out, sr_error **err)
+{
+  const char *name = cfg->linux_ ? cfg->linux_->rootfs_propagation : NULL;
+
+  *out = 0;
+  if (name == NULL || *name == '\0')
+    return 0;
+  *out = sr_propagation_parse (name);
+  if (*out == 0)
+    return sr_fail (err, EINVAL, "rootfsPropagation \"%s\": not a "
+                    "propagation type", name);
+  return 0;
+}
+
+static int
+mnt_id_of (const char *path, uint64_t *id, sr_error **err)
+{
+  struct statx stx;
+  if (statx (AT_FDCWD, path, 0, STATX_MNT_ID, &stx) < 0)
+    return sr_fail (err, errno, "statx \"%s\"", path);
+  *id = stx.stx_mnt_id;
+  return 0;
+}
+
+static char *
+parent_dir (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+  if (slash == NULL || slash == path)
+    return xstrdup ("/");
+  return xstrndup (path, slash - path);
+}
+
+/* pivot_root refuses a new root whose parent mount is shared, and a bind
+ * under a shared mount propagates out: the mount that holds the rootfs'
+ * parent directory is made private.  Found by walking up while the mount
+ * id stays the same. */
+static int
+rootfs_parent_private (const char *rootfs, sr_error **err)
+{
+  _cleanup_free_ char *dir = parent_dir (rootfs);
+  uint64_t id, up_id;
+
+  if (mnt_id_of (dir, &id, err) < 0)
+    return -1;
+  while (strcmp (dir, "/") != 0)
+    {
+      _cleanup_free_ char *up = parent_dir (dir);
+      if (mnt_id_of (up, &up_id, err) < 0)
+        return -1;
+      if (up_id != id)
+        break;
+      free (dir);
+      dir = steal_pointer (&up);
+    }
+  if (mount (NULL, dir, NULL, MS_PRIVATE, NULL) < 0)
+    return sr_fail (err, errno, "make \"%s\" private", dir);
+  return 0;
+}
+
+/* "/" is made rslave (or what rootfsPropagation says) so nothing we mount
+ * reaches the host; then the rootfs is bound onto itself: pivot_root needs
+ * a mount point. */
+static int
+prepare_root_mount (const char *rootfs, const oci_config *cfg, sr_error **err)
+{
+  unsigned long prop;
+
+  if (root_propagation (cfg, &prop, err) < 0)
+    return -1;
+  if (prop == 0)
+    prop = MS_SLAVE | MS_REC;
+  if (mount (NULL, "/", NULL, prop, NULL) < 0)
+    return sr_fail (err, errno, "set the propagation of \"/\"");
+  if (prop != (MS_SLAVE | MS_REC) && prop != (MS_PRIVATE | MS_REC)
+      && rootfs_parent_private (rootfs, err) < 0)
+    return -1;
+  if (mount (rootfs, rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
+    return sr_fail (err, errno, "bind \"%s\" onto itself", rootfs);
+  return 0;
+}
+
+/* ---- one entry of `mounts` ----------------------------------------------- */
+
+static int
+mount_new_fs (const struct mount_env *env, const char *dest, const char *type,
+              const char *source, const struct sr_mount_opts *o,
+              sr_error **err)
+{
+  _cleanup_close_ int target = -1;
+  _cleanup_close_ int mnt = -1;
+
+  target = sr_ensure_target_in_root (env->rootfd, dest, true, 0755, err);
+  if (target < 0)
+    return -1;
+  struct sr_mount_at t = { env->rootfd, dest, target, env->rootpath };
+  mnt = sr_mount_fs_at (&t, type, source, o, err);
+  return mnt < 0 ? -1 : 0;
+}
+
+/* Bind a host path (trusted: it comes from config.json) onto dest. */
+static int
+mount_host_path (const struct mount_env *env, const char *dest,
+                 const char *src, const struct sr_mount_opts *o,
+                 sr_error **err)
+{
+  _cleanup_close_ int srcfd = open (src, O_PATH | O_CLOEXEC);
+  _cleanup_close_ int target = -1;
+  _cleanup_close_ int mnt = -1;
+  struct stat st;
+
+  /* The source is pinned by fd: the kind checked is the kind bound. */
+  if (srcfd < 0 || fstat (srcfd, &st) < 0)
+    return sr_fail (err, errno, "source \"%s\"", src);
+  target = sr_ensure_target_in_root (env->rootfd, dest, S_ISDIR (st.st_mode),
+                                     S_ISDIR (st.st_mode) ? 0755 : 0644, err);
+  if (target < 0)
+    return -1;
+  struct sr_mount_at t = { env->rootfd, dest, target, env->rootpath };
+  mnt = sr_mount_bind_at (&t, srcfd, "", o, err);
+  return mnt < 0 ? -1 : 0;
+}
+
+static int
+mount_bind (const struct mount_env *env, const oci_mount *m,
+            const struct sr_mount_opts *o, sr_error **err)
+{
+  _cleanup_free_ char *src = NULL;
+
+  if (m->source == NULL || *m->source == '\0')
+    return sr_fail (err, EINVAL, "bind mount without a source");
+  if (m->source[0] == '/' || env->ctx->bundle == NULL)
+    src = xstrdup (m->source);
+  else
+    src = xasprintf ("%s/%s", env->ctx->bundle, m->source);
+  return mount_host_path (env, m->destination, src, o, err);
+}
+
+static int
+mount_remount (const struct mount_env *env, const oci_mount *m,
+               const struct sr_mount_opts *o, sr_error **err)
+{
+  _cleanup_close_ int target = -1;
+  _cleanup_close_ int mnt = -1;
+
+  target = sr_open_in_root (env->rootfd, m->destination, O_PATH, 0, err);
+  if (target < 0)
+    return -1;
+  struct sr_mount_at t = { env->rootfd, m->destination, target, env->rootpath };
+  mnt = sr_mount_remount_at (&t, m->type, o, err);
+  return mnt < 0 ? -1 : 0;
+}
+
+/* sysfs belongs to the network namespace: a user namespace without its own
+ * cannot mount it.  The host's /sys, read-only, stands in (as crun does). */
+static int
+mount_sysfs (const struct mount_env *env, const oci_mount *m,
+             const struct sr_mount_opts *o, sr_error **err)
+{
+  _cleanup_error_ sr_error *first = NULL;
+  struct sr_mount_opts bind = { .flags = MS_BIND | MS_REC };
+  uint64_t clr;
+
+  if (mount_new_fs (env, m->destination, "sysfs", m->source, o, &first) == 0)
+    return 0;
+  if (!env->ctx->userns || first->errnum != EPERM)
+    {
+      *err = steal_pointer (&first);
+      return -1;
+    }
+  sr_debug ("sysfs at \"%s\": %s; binding the host's /sys", m->destination,
+            first->msg);
+  sr_mount_opts_attr (o, &bind.rec_set, &clr);
+  bind.rec_set = (bind.rec_set & ~(uint64_t) MOUNT_ATTR__ATIME)
+                 | MOUNT_ATTR_RDONLY;
+  return mount_host_path (env, m->destination, "/sys", &bind, err);
+}
+
+static int
+mount_proc (const struct mount_env *env, const oci_mount *m,
+            const struct sr_mount_opts *o, sr_error **err)
+{
+  if (mount_new_fs (env, m->destination, m->type, m->source, o, err) == 0)
+    return 0;
+  if (env->ctx->userns && (*err)->errnum == EPERM)
+    sr_wrap (err, "a user namespace mounts proc only where the host's /proc "
+             "is fully visible (no mounts over its files)");
+  return -1;
+}
+
+/* ---- cgroup mounts ------------------------------------------------------- */
+
+/* "ID:controllers:path" of /proc/self/cgroup for a hierarchy; its path. */
+static char *
+own_cgroup_path (const char *self_cgroup, const char *controllers)
+{
+  _cleanup_free_ char *copy = xstrdup (self_cgroup);
+  char *save = NULL;
+
+  for (char *l = strtok_r (copy, "\n", &save); l; l = strtok_r (NULL, "\n", &save))
+    {
+      char *c = strchr (l, ':');
+      char *p = c ? strchr (c + 1, ':') : NULL;
+      if (p == NULL)
+        continue;
+      *p = '\0';
+      if (strcmp (c + 1, controllers) == 0)
+        return xstrdup (p + 1);
+    }
+  return NULL;
+}
+
+static int
+read_proc (const char *path, char **out, sr_error **err)
+{
+  size_t len;
+  return sr_procfs_read (path, out, &len, err);
+}
+
+/* cgroup v2 host: a cgroup2 mount (the cgroup namespace's view).  Without
+ * a cgroup namespace of its own, a user namespace may not mount it: the
+ * container's own cgroup directory is bound instead (as runc does). */
+static int
+mount_cgroup2 (const struct mount_env *env, const oci_mount *m,
+               const struct sr_mount_opts *o, sr_error **err)
+{
+  _cleanup_error_ sr_error *first = NULL;
+  _cleanup_free_ char *self = NULL, *path = NULL, *src = NULL;
+  const char *source = m->source ? m->source : "cgroup2";
+
+  if (mount_new_fs (env, m->destination, "cgroup2", source, o, &first) == 0)
+    return 0;
+  if (first->errnum != EPERM && first->errnum != EBUSY)
+    {
+      *err = steal_pointer (&first);
+      return -1;
+    }
+  if (read_proc ("self/cgroup", &self, err) < 0)
+    return -1;
+  path = own_cgroup_path (self, "");
+  if (path == NULL)
+    return sr_fail (err, ENOENT, "no cgroup v2 entry in /proc/self/cgroup");
+  src = xasprintf (HOST_CGROUP_ROOT "%s", path);
+  struct sr_mount_opts bind = *o;
+  bind.flags |= MS_BIND | MS_REC;
+  bind.data = NULL;
+  return mount_host_path (env, m->destination, src, &bind, err);
+}
+
+/* One line of mountinfo: the mount point and the fields after " - ". */
+struct mountinfo_entry
+{
+  char *mountpoint;
+  char *fstype;
+  char *superopts;
+};
+
+static bool
+parse_mountinfo_line (char *line, struct mountinfo_entry *e)
+{
+  char *sep = strstr (line, " - ");
+  char *f[5] = { NULL };
+  char *save = NULL, *tok;
+  int n = 0;
+
+  if (sep == NULL)
+    return false;
+  *sep = '\0';
+  for (tok = strtok_r (line, " ", &save); tok && n < 5;
+       tok = strtok_r (NULL, " ", &save))
+    f[n++] = tok;
+  e->mountpoint = f[4];
+  e->fstype = strtok_r (sep + 3, " ", &save);
+  if (e->fstype == NULL || strtok_r (NULL, " ", &save) == NULL)
+    return false;
+  e->superopts = strtok_r (NULL, " ", &save);
+  return e->mountpoint != NULL && e->superopts != NULL;
+}
+
+/* The /proc/self/cgroup controller field of a v1 hierarchy mounted with
+ * `superopts` ("rw,cpu,cpuacct" -> "cpu,cpuacct", "rw,name=systemd" ->
+ * "name=systemd"): the line of /proc/self/cgroup whose every controller
+ * appears among the options. */
+static char *
+v1_controllers (const char *self_cgroup, const char *superopts)
+{
+  _cleanup_free_ char *copy = xstrdup (self_cgroup);
+  _cleanup_free_ char *opts = xasprintf (",%s,", superopts);
+  char *save = NULL;
+
+  for (char *l = strtok_r (copy, "\n", &save); l; l = strtok_r (NULL, "\n", &save))
+    {
+      char *c = strchr (l, ':');
+      char *p = c ? strchr (c + 1, ':') : NULL;
+      bool all = true;
+      if (p == NULL || p == c + 1)
+        continue;
+      *p = '\0';
+      _cleanup_free_ char *ctrls = xstrdup (c + 1);
+      char *s2 = NULL;
+      for (char *k = strtok_r (ctrls, ",", &s2); k; k = strtok_r (NULL, ",", &s2))
+        {
+          _cleanup_free_ char *needle = xasprintf (",%s,", k);
+          all = all && strstr (opts, needle) != NULL;
+        }
+      if (all)
+        return xstrdup (c + 1);
+    }
+  return NULL;
+}
+
+/* A co-mounted hierarchy "cpu,cpuacct" also answers to "cpu" and
+ * "cpuacct", as on the host. */
+static int
+cgroup_v1_aliases (int dirfd, const char *name, sr_error **err)
+{
+  _cleanup_free_ char *copy = xstrdup (name);
+  char *save = NULL;
+
+  if (strchr (name, ',') == NULL)
+    return 0;
+  for (char *k = strtok_r (copy, ",", &save); k; k = strtok_r (NULL, ",", &save))
+    if (symlinkat (name, dirfd, k) < 0 && errno != EEXIST)
+      return sr_fail (err, errno, "symlink \"%s\"", k);
+  return 0;
+}
+
+static int
+mount_cgroup_v1_one (const struct mount_env *env, const char *dest,
+                     const struct mountinfo_entry *e, const char *self,
+                     const struct sr_mount_opts *o, sr_error **err)
+{
+  const char *name = e->mountpoint + strlen (HOST_CGROUP_ROOT "/");
+  bool v2 = strcmp (e->fstype, "cgroup2") == 0;
+  _cleanup_free_ char *ctrls = v2 ? xstrdup ("") : v1_controllers (self, e->superopts);
+  _cleanup_free_ char *sub = xasprintf ("%s/%s", dest, name);
+  _cleanup_free_ char *path = NULL, *src = NULL;
+  struct sr_mount_opts h = *o;
+
+  if (ctrls == NULL)
+    return 0; /* a hierarchy the process is not in: nothing to show */
+  if (has_new_namespace (env->ctx->cfg, "cgroup"))
+    {
+      h.data = NULL;
+      if (!v2)
+        strv_append (&h.data, ctrls);
+      int r = mount_new_fs (env, sub, e->fstype, e->fstype, &h, err);
+      strv_free (h.data);
+      return r;
+    }
+  path = own_cgroup_path (self, ctrls);
+  if (path == NULL)
+    return 0;
+  src = xasprintf ("%s%s", e->mountpoint, path);
+  h.flags |= MS_BIND;
+  h.data = NULL;
+  return mount_host_path (env, sub, src, &h, err);
+}
+
+/* cgroup v1 or hybrid host: a tmpfs holding one mount per hierarchy the
+ * process belongs to (its own cgroup bound from the host, or with a cgroup
+ * namespace a fresh mount of the hierarchy).  Limits: net_cls,net_prio and
+ * the like appear as found on the host; hierarchies mounted elsewhere than
+ * /sys/fs/cgroup/NAME are not shown. */
+static int
+mount_cgroup_v1 (const struct mount_env *env, const oci_mount *m,
+                 const struct sr_mount_opts *o, sr_error **err)
+{
+  _cleanup_free_ char *self = NULL, *info = NULL;
+  _cleanup_close_ int dirfd = -1;
+  struct sr_mount_opts tmp = { .flags = o->flags & ~MS_RDONLY };
+  char *save = NULL;
+
+  if (read_proc ("self/cgroup", &self, err) < 0
+      || read_proc ("self/mountinfo", &info, err) < 0)
+    return -1;
+  strv_append (&tmp.data, "mode=755");
+  int r = mount_new_fs (env, m->destination, "tmpfs", "tmpfs", &tmp, err);
+  strv_free (tmp.data);
+  if (r < 0)
+    return -1;
+  dirfd = sr_open_in_root (env->rootfd, m->destination, O_PATH | O_DIRECTORY,
+                           0, err);
+  if (dirfd < 0)
+    return -1;
+  for (char *l = strtok_r (info, "\n", &save); l; l = strtok_r (NULL, "\n", &save))
+    {
+      struct mountinfo_entry e;
+      if (!parse_mountinfo_line (l, &e)
+          || !str_has_prefix (e.mountpoint, HOST_CGROUP_ROOT "/")
+          || strchr (e.mountpoint + strlen (HOST_CGROUP_ROOT "/"), '/')
+          || (strcmp (e.fstype, "cgroup") && strcmp (e.fstype, "cgroup2")))
+        continue;
+      if (mount_cgroup_v1_one (env, m->destination, &e, self, o, err) < 0
+          || cgroup_v1_aliases (dirfd, e.mountpoint + strlen (HOST_CGROUP_ROOT "/"), err) < 0)
+        return sr_wrap (err, "%s", e.mountpoint);
+    }
+  if (o->flags & MS_RDONLY)
+    return sr_mount_setattr_fd (dirfd, MOUNT_ATTR_RDONLY, 0, false, 0, err);
+  return 0;
+}
+
+static int
+mount_cgroup (const struct mount_env *env, const oci_mount *m,
+              const struct sr_mount_opts *o, sr_error **err)
+{
+  struct statfs sf;
+
+  if (statfs (HOST_CGROUP_ROOT, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
+    return mount_cgroup2 (env, m, o, err);
+  return mount_cgroup_v1 (env, m, o, err);
+}
+
+static int
+do_mount (const struct mount_env *env, const oci_mount *m, sr_error **err)
+{
+  _cleanup_mount_opts_ struct sr_mount_opts o = { 0 };
+  const char *type = m->type;
+
+  if (m->destination == NULL || *m->destination == '\0')
+    return sr_fail (err, EINVAL, "mount without a destination");
+  if (m->uid_mappings_len || m->gid_mappings_len)
+    return sr_fail (err, ENOTSUP, "mount \"%s\": idmapped mounts are not "
+                    "supported", m->destination);
+  if (sr_mount_opts_parse (m->options, &o, err) < 0)
+    return sr_wrap (err, "mount \"%s\"", m->destination);
+
+  if (o.flags & MS_REMOUNT)
+    {
+      if (mount_remount (env, m, &o, err) < 0)
+        return sr_wrap (err, "remount \"%s\"", m->destination);
+      return 0;
+    }
+  if (sr_mount_opts_is_bind (&o, type))
+    {
+      if (mount_bind (env, m, &o, err) < 0)
+        return sr_wrap (err, "mount \"%s\" (bind \"%s\")", m->destination,
+                        m->source ? m->source : "");
+      return 0;
+    }
+  if (type == NULL || *type == '\0')
+    return sr_fail (err, EINVAL, "mount \"%s\": no type and not a bind mount",
+                    m->destination);
+
+  int r;
+  if (strcmp (type, "cgroup") == 0)
+    r = mount_cgroup (env, m, &o, err);
+  else if (strcmp (type, "sysfs") == 0)
+    r = mount_sysfs (env, m, &o, err);
+  else if (strcmp (type, "proc") == 0)
+    r = mount_proc (env, m, &o, err);
+  else
+    r = mount_new_fs (env, m->destination, type, m->source, &o, err);
+  if (r < 0)
+    return sr_wrap (err, "mount \"%s\" (type %s)", m->destination, type);
+  return 0;
+}
+
+/* ---- the API ------------------------------------------------------------- */
+
+static char *
+rootfs_realpath (const struct sr_rootfs_ctx *ctx, sr_error **err)
+{
+  char *p;
+
+  if (ctx->rootfs == NULL)
+    return sr_fail (err, EINVAL, "no root path"), NULL;
+  p = realpath (ctx->rootfs, NULL);
+  if (p == NULL)
+    sr_fail (err, errno, "rootfs \"%s\"", ctx->rootfs);
+  return p;
+}
+
+int
+sr_rootfs_prepare (const struct sr_rootfs_ctx *ctx, sr_error **err)
+{
+  _cleanup_free_ char *rootfs = rootfs_realpath (ctx, err);
+  _cleanup_free_ char *rootpath = NULL;
+  _cleanup_close_ int rootfd = -1;
+  const oci_config *cfg = ctx->cfg;
+
+  if (rootfs == NULL || prepare_root_mount (rootfs, cfg, err) < 0)
+    return -1;
+  rootfd = open (rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0)
+    return sr_fail (err, errno, "open rootfs \"%s\"", rootfs);
+  rootpath = sr_fd_path (rootfd);
+  if (rootpath == NULL)
+    return sr_fail (err, errno, "path of rootfs \"%s\"", rootfs);
+
+  struct mount_env env = { ctx, rootfd, rootpath };
+  for (size_t i = 0; i < cfg->mounts_len; i++)
+    if (do_mount (&env, &cfg->mounts[i], err) < 0)
+      return -1;
+  if (sr_dev_needs_setup (cfg) && sr_dev_setup (ctx, rootfd, rootpath, err) < 0)
+    return -1;
+  return 0;
+}
+
+static int
+pivot_move (const char *rootfs, sr_error **err)
+{
+  if (mount (rootfs, "/", NULL, MS_MOVE, NULL) < 0)
+    return sr_fail (err, errno, "move \"%s\" to \"/\"", rootfs);
+  if (chroot (".") < 0)
+    return sr_fail (err, errno, "chroot \"%s\"", rootfs);
+  return 0;
+}
+
+/* pivot_root(".", "."): the old root ends up stacked on the new one, where
+ * it is detached (after becoming rslave, so the detach does not reach the
+ * host) without ever needing a directory for it inside the rootfs. */
+static int
+pivot_dot (sr_error **err)
+{
+  _cleanup_close_ int oldroot = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+  if (oldroot < 0)
+    return sr_fail (err, errno, "open \"/\"");
+  if (syscall (SYS_pivot_root, ".", ".") < 0)
+    return sr_fail (err, errno, "pivot_root");
+  if (fchdir (oldroot) < 0)
+    return sr_fail (err, errno, "chdir to the old root");
+  if (mount (NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+    return sr_fail (err, errno, "make the old root rslave");
+  if (umount2 (".", MNT_DETACH) < 0)
+    return sr_fail (err, errno, "detach the old root");
+  return 0;
+}
+
+int
+sr_rootfs_pivot (const struct sr_rootfs_ctx *ctx, sr_error **err)
+{
+  _cleanup_free_ char *rootfs = rootfs_realpath (ctx, err);
+  _cleanup_close_ int newroot = -1;
+
+  if (rootfs == NULL)
+    return -1;
+  newroot = open (rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (newroot < 0 || fchdir (newroot) < 0)
+    return sr_fail (err, errno, "chdir \"%s\"", rootfs);
+  if ((ctx->no_pivot ? pivot_move (rootfs, err) : pivot_dot (err)) < 0)
+    return -1;
+  if (chdir ("/") < 0)
+    return sr_fail (err, errno, "chdir \"/\"");
+  /* The cached procfs handle belongs to the old root: the next user opens
+   * the container's. */
+  sr_procfs_reset ();
+  return 0;
+}
+
+int
+sr_rootfs_finalize (const struct sr_rootfs_ctx *ctx, sr_error **err)
+{
+  const oci_config *cfg = ctx->cfg;
+  const oci_linux *lx = cfg->linux_;
+  _cleanup_close_ int rootfd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  unsigned long prop;
+
+  if (rootfd < 0)
+    return sr_fail (err, errno, "open \"/\"");
+  if (root_propagation (cfg, &prop, err) < 0)
+    return -1;
+  /* Read-only first, then masks: a mask inside a read-only path stays. */
+  if (lx && sr_paths_readonly (rootfd, lx->readonly_paths, err) < 0)
+    return -1;
+  if (lx && sr_paths_mask (rootfd, lx->masked_paths, err) < 0)
+    return -1;
+  if (cfg->root && cfg->root->readonly
+      && sr_mount_setattr_fd (rootfd, MOUNT_ATTR_RDONLY, 0, false, 0, err) < 0)
+    return sr_wrap (err, "remount \"/\" read-only");
+  if (prop && sr_mount_setattr_fd (rootfd, 0, 0, false, prop, err) < 0)
+    return sr_wrap (err, "rootfsPropagation");
+  return 0;
+}

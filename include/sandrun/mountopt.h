@@ -1,0 +1,100 @@
+/* Mount options (config.json "mounts[].options", mount(8) names) and the
+ * primitives that apply them to a target opened under an untrusted root.
+ *
+ * Mounts are made with the new mount API (fsopen/fsmount, open_tree,
+ * mount_setattr, move_mount) so a mount is fully configured before it becomes
+ * visible and lands exactly on the opened target fd.  Kernels without
+ * mount_setattr (< 5.12) get mount(2) onto the "/proc/self/fd/N" magic link of
+ * the target instead. */
+#ifndef SANDRUN_MOUNTOPT_H
+#define SANDRUN_MOUNTOPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sandrun/error.h"
+
+struct sr_mount_opts
+{
+  unsigned long flags;       /* MS_* set: MS_RDONLY, MS_BIND, MS_REC, ... */
+  unsigned long clear;       /* MS_* explicitly cleared: rw, suid, dev, ... */
+  unsigned long propagation; /* MS_SHARED/SLAVE/PRIVATE/UNBINDABLE [|MS_REC] */
+  uint64_t rec_set;          /* MOUNT_ATTR_* set with AT_RECURSIVE (rro, ...) */
+  uint64_t rec_clr;          /* MOUNT_ATTR_* cleared with AT_RECURSIVE */
+  char **data;               /* filesystem options in order ("size=64k"), or NULL */
+};
+
+/* Parse an options vector (NULL is fine).  Unknown names are filesystem data;
+ * "tmpcopyup", "idmap" and "ridmap" are refused as unsupported. */
+int sr_mount_opts_parse (char *const *options, struct sr_mount_opts *out,
+                         sr_error **err);
+void sr_mount_opts_clear (struct sr_mount_opts *o);
+#define _cleanup_mount_opts_ __attribute__ ((cleanup (sr_mount_opts_clear)))
+
+/* Whether a mount is a bind mount: "bind"/"rbind" among the options, or
+ * the type "bind". */
+bool sr_mount_opts_is_bind (const struct sr_mount_opts *o, const char *type);
+
+/* The data string for mount(2): the data options joined with ","; NULL when
+ * there are none. */
+char *sr_mount_opts_data (const struct sr_mount_opts *o);
+
+/* The non-recursive flags as MOUNT_ATTR_* bits for mount_setattr: `set` and
+ * `clr` (clr includes MOUNT_ATTR__ATIME when an atime mode is chosen). */
+void sr_mount_opts_attr (const struct sr_mount_opts *o, uint64_t *set,
+                         uint64_t *clr);
+
+/* A propagation name ("rslave", "private", ...) as MS_* flags; 0 when the
+ * name is not one. */
+unsigned long sr_propagation_parse (const char *name);
+
+/* Where a mount goes: `fd` is the target, opened (O_PATH) under `rootfd` from
+ * `path`.  `rootpath` is the root's path as the kernel reports it; when set,
+ * the mount is verified to be beneath it once attached (a target renamed out
+ * of the root meanwhile is refused, CVE-2021-30465).  After the pivot it is
+ * NULL. */
+struct sr_mount_at
+{
+  int rootfd;
+  const char *path;
+  int fd;
+  const char *rootpath;
+};
+
+/* Mount a new filesystem `type` from `source` on the target with `o`
+ * (flags, data, propagation, recursive attributes).  Returns an O_PATH fd of
+ * the new mount's root, or -1. */
+int sr_mount_fs_at (const struct sr_mount_at *t, const char *type,
+                    const char *source, const struct sr_mount_opts *o,
+                    sr_error **err);
+
+/* Bind-mount (srcdirfd, srcpath) on the target: recursive with MS_REC in
+ * o->flags, then the options applied to the new mount only.  srcpath "" with
+ * a real fd binds that fd (AT_EMPTY_PATH).  Returns an O_PATH fd of the new
+ * mount's root, or -1. */
+int sr_mount_bind_at (const struct sr_mount_at *t, int srcdirfd,
+                      const char *srcpath, const struct sr_mount_opts *o,
+                      sr_error **err);
+
+/* "remount": change the mount whose root is the target.  Filesystem data
+ * (not with "bind") is a superblock remount with mount(2), otherwise the
+ * flags are applied with mount_setattr; then propagation and recursive
+ * attributes. */
+int sr_mount_remount_at (const struct sr_mount_at *t, const char *type,
+                         const struct sr_mount_opts *o, sr_error **err);
+
+/* Change the mount whose root is `mntfd`: MOUNT_ATTR_* set/clr (recursively
+ * with `recursive`) and, if not 0, a propagation (MS_REC in it means
+ * recursive). */
+int sr_mount_setattr_fd (int mntfd, uint64_t set, uint64_t clr,
+                         bool recursive, unsigned long propagation,
+                         sr_error **err);
+
+/* True when the running kernel has mount_setattr (and so the whole new mount
+ * API); false also when forced off for testing. */
+bool sr_mount_api_available (void);
+
+/* Testing hook: use the mount(2) fallback even where the new API exists. */
+void sr_mount_force_legacy (bool on);
+
+#endif
