@@ -208,58 +208,40 @@ check_landed (const struct tree *t, int fd, sr_error *err, const char *in_rel,
   errno_of (fd, err);
 }
 
+static const struct
+{
+  const char *path;
+  int flags;
+  const char *want; /* content, or "ERR:<errno>" */
+  const char *what;
+} read_cases[] = {
+  { "etc/hostname", 0, "inside-hostname", "plain relative path" },
+  { "/etc/hostname", 0, "inside-hostname", "leading slash" },
+  { "../../../../etc/hostname", 0, "inside-hostname", "\"..\" clamped at the root" },
+  { "escape_abs/secret", 0, "inside", "absolute symlink resolved in root" },
+  { "escape_rel/secret", 0, "inside", "relative symlink with \"..\" clamped" },
+  { "up/up/etc/hostname", 0, "inside-hostname", "symlink to \"../../..\"" },
+  { "etc/self/self/self/hostname", 0, "inside-hostname", "absolute link inside a subdir" },
+  { "loop1", 0, "ERR:40", "symlink loop is ELOOP" },
+  { "l1/hostname", 0, "inside-hostname", "40 links are fine" },
+  { "l0/hostname", 0, "ERR:40", "41 links are ELOOP" },
+  { "lastlink", 0, "inside-hostname", "symlink as last component" },
+  { "lastlink", O_NOFOLLOW, "ERR:40", "last symlink with O_NOFOLLOW" },
+  { "etc/self/hostname", O_NOFOLLOW, "inside-hostname", "O_NOFOLLOW spares the middle links" },
+  { "etc/hostname/", 0, "ERR:20", "trailing slash on a file" },
+  { "etc/nothere", 0, "ERR:2", "missing file" },
+  { "", 0, "ERR:2", "empty path" },
+};
+
 static void
 test_open (struct tree *t, const char *mode)
 {
-  char *s;
-
-  s = read_in_root (t->rootfd, "etc/hostname", 0);
-  CHECK_STR (s, "inside-hostname", "%s: plain relative path", mode);
-  free (s);
-  s = read_in_root (t->rootfd, "/etc/hostname", 0);
-  CHECK_STR (s, "inside-hostname", "%s: leading slash", mode);
-  free (s);
-  s = read_in_root (t->rootfd, "../../../../etc/hostname", 0);
-  CHECK_STR (s, "inside-hostname", "%s: \"..\" clamped at the root", mode);
-  free (s);
-  s = read_in_root (t->rootfd, "escape_abs/secret", 0);
-  CHECK_STR (s, "inside", "%s: absolute symlink resolved in root", mode);
-  free (s);
-  s = read_in_root (t->rootfd, "escape_rel/secret", 0);
-  CHECK_STR (s, "inside", "%s: relative symlink with \"..\" clamped", mode);
-  free (s);
-  s = read_in_root (t->rootfd, "up/up/etc/hostname", 0);
-  CHECK_STR (s, "inside-hostname", "%s: symlink to \"../../..\"", mode);
-  free (s);
-  s = read_in_root (t->rootfd, "etc/self/self/self/hostname", 0);
-  CHECK_STR (s, "inside-hostname", "%s: absolute link inside a subdir", mode);
-  free (s);
-  s = read_in_root (t->rootfd, "loop1", 0);
-  CHECK_STR (s, "ERR:40", "%s: symlink loop is ELOOP", mode);
-  free (s);
-  s = read_in_root (t->rootfd, "l1/hostname", 0);
-  CHECK_STR (s, "inside-hostname", "%s: 40 links are fine", mode);
-  free (s);
-  s = read_in_root (t->rootfd, "l0/hostname", 0);
-  CHECK_STR (s, "ERR:40", "%s: 41 links are ELOOP", mode);
-  free (s);
-  s = read_in_root (t->rootfd, "lastlink", 0);
-  CHECK_STR (s, "inside-hostname", "%s: symlink as last component", mode);
-  free (s);
-  s = read_in_root (t->rootfd, "lastlink", O_NOFOLLOW);
-  CHECK_STR (s, "ERR:40", "%s: last symlink with O_NOFOLLOW", mode);
-  free (s);
-  s = read_in_root (t->rootfd, "etc/hostname/", 0);
-  CHECK_STR (s, "ERR:20", "%s: trailing slash on a file", mode);
-  free (s);
-  s = read_in_root (t->rootfd, "etc/nothere", 0);
-  CHECK_STR (s, "ERR:2", "%s: missing file", mode);
-  free (s);
-
-  s = read_in_root (t->rootfd, "etc/self/hostname", O_NOFOLLOW);
-  CHECK_STR (s, "inside-hostname", "%s: O_NOFOLLOW spares the middle links",
-             mode);
-  free (s);
+  for (size_t i = 0; i < ARRAY_SIZE (read_cases); i++)
+    {
+      char *s = read_in_root (t->rootfd, read_cases[i].path, read_cases[i].flags);
+      CHECK_STR (s, read_cases[i].want, "%s: %s", mode, read_cases[i].what);
+      free (s);
+    }
 
   struct stat st;
   sr_error *err = NULL;
