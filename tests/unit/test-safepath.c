@@ -590,22 +590,22 @@ enum overmount_mode
 };
 
 /* In a child with its own mount namespace, /proc/self/comm is bind-mounted
- * over with a fake file: the plain path sees the fake, the handle must not
- * (with /proc itself as the handle, refusing to cross the mount is right). */
+ * over with `fake` (a file, or another procfs file as in CVE-2025-52881): the
+ * plain path sees it, the handle must not (with /proc itself as the handle,
+ * refusing to cross the mount is right). */
 static int
-overmount_child (enum overmount_mode mode)
+overmount_child (enum overmount_mode mode, const char *fake)
 {
   if (unshare (CLONE_NEWNS) < 0
       || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
     return 3;
   prctl (PR_SET_NAME, "sr-real");
-  char *fake = xasprintf ("%s/fakecomm", base);
-  write_file (fake, "fake\n");
   char *target = xasprintf ("/proc/%d/comm", getpid ());
   if (mount (fake, target, NULL, MS_BIND, NULL) < 0)
     return 3;
   char *plain = slurp (open ("/proc/self/comm", O_RDONLY | O_CLOEXEC));
-  if (strcmp (plain, "fake\n") != 0)
+  char *faked = slurp (open (fake, O_RDONLY | O_CLOEXEC));
+  if (strcmp (plain, faked) != 0)
     return 4; /* the attack did not even work: the test is meaningless */
 
   if (mode == HANDLE_PLAIN_PROC && deny_new_mount_api () < 0)
@@ -624,16 +624,22 @@ test_overmount (void)
 {
   static const char *const names[]
       = { "inherited handle", "new handle", "/proc as the handle" };
-  for (int mode = HANDLE_INHERITED; mode <= HANDLE_PLAIN_PROC; mode++)
-    {
-      fflush (stdout);
-      pid_t pid = fork ();
-      if (pid == 0)
-        _exit (overmount_child (mode));
-      int r = wait_child (pid);
-      CHECK (r == 0, "bind mount over /proc/self/comm does not fool the "
-             "handle: %s (child status %d)", names[mode], r);
-    }
+  char *file = xasprintf ("%s/fakecomm", base);
+  write_file (file, "fake\n");
+  const char *fakes[] = { file, "/proc/sys/kernel/ostype" };
+
+  for (size_t f = 0; f < ARRAY_SIZE (fakes); f++)
+    for (int mode = HANDLE_INHERITED; mode <= HANDLE_PLAIN_PROC; mode++)
+      {
+        fflush (stdout);
+        pid_t pid = fork ();
+        if (pid == 0)
+          _exit (overmount_child (mode, fakes[f]));
+        int r = wait_child (pid);
+        CHECK (r == 0, "\"%s\" bound over /proc/self/comm does not fool the "
+               "handle: %s (child status %d)", fakes[f], names[mode], r);
+      }
+  free (file);
 }
 
 /* A child in a new pid namespace is pid 1 there; the inherited handle (the
