@@ -41,9 +41,12 @@ oci_config_check (const void *obj, const oj_path *path, sr_error **err)
 {
   const oci_config *c = obj;
   if (!version_supported (c->oci_version))
-    return sr_fail (err, 0,
-                    "ociVersion \"%.64s\" is not supported (1.0.0 to 1.3.x)",
-                    c->oci_version);
+    {
+      _cleanup_free_ char *shown = oj_escape (c->oci_version);
+      return sr_fail (err, 0,
+                      "ociVersion \"%s\" is not supported (1.0.0 to 1.3.x)",
+                      shown);
+    }
   if (c->process != NULL && c->process->cwd == NULL)
     {
       oj_path pp = OJ_FIELD_PATH (path, "process");

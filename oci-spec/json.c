@@ -10,8 +10,8 @@
 #include "oci-spec/oci-spec.h"
 #include "sandrun/util.h"
 
-/* Keys come from the document: show them bounded and on one line. */
-#define OJ_MAX_KEY_SHOWN 64
+/* Text from the document is shown bounded and on one line. */
+#define OJ_MAX_SHOWN 64
 
 static bool
 key_is_plain (const char *k)
@@ -25,10 +25,10 @@ key_is_plain (const char *k)
   return true;
 }
 
-static char *
-key_escape (const char *k)
+char *
+oj_escape (const char *k)
 {
-  size_t n = strlen (k), shown = n > OJ_MAX_KEY_SHOWN ? OJ_MAX_KEY_SHOWN : n;
+  size_t n = strlen (k), shown = n > OJ_MAX_SHOWN ? OJ_MAX_SHOWN : n;
   char *out = xmalloc (shown * 4 + 4), *o = out;
   for (size_t i = 0; i < shown; i++)
     {
@@ -53,7 +53,7 @@ path_append (char *prefix, const oj_path *p)
     s = xasprintf ("%s%s%s", prefix, dot, p->name);
   else
     {
-      _cleanup_free_ char *k = key_escape (p->name);
+      _cleanup_free_ char *k = oj_escape (p->name);
       s = xasprintf ("%s[\"%s\"]", prefix, k);
     }
   free (prefix);

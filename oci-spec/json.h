@@ -101,6 +101,10 @@ struct oj_type
 int oj_fail (const oj_path *path, sr_error **err, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
 
+/* A copy of document text fit for a one-line message: at most 64 bytes
+ * (then "..."), control characters, quotes and backslashes as \xNN. */
+char *oj_escape (const char *s);
+
 /* Parse a whole document: size limit, strict JSON, depth limit, no NUL
  * characters in strings.  The result is freed with yajl_tree_free. */
 yajl_val oj_parse_document (const char *data, size_t len, sr_error **err);

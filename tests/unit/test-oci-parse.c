@@ -538,6 +538,8 @@ test_versions (void)
       oci_config_free (c);
       sr_error_free (err);
     }
+  expect_doc_error ("{\"ociVersion\": \"2.0\\n\\u0001\\\"x\"}",
+                    "ociVersion \"2.0\\x0a\\x01\\x22x\" is not supported");
   expect_doc_error ("{}", "ociVersion: required");
   expect_doc_error ("{\"ociVersion\": 1}", "ociVersion: expected string");
 }
