@@ -307,6 +307,18 @@ test_mkdir (struct tree *t, const char *mode)
   check_landed (t, fd, err, "newdir/sub", "newdir", mode,
                 "mkdir through a dangling link creates its target in root");
 
+  char deep[200] = "deep";
+  for (int i = 0; i < 39; i++)
+    strcat (deep, "/d");
+  err = NULL;
+  fd = sr_mkdir_in_root (t->rootfd, deep, 0755, &err);
+  in = xasprintf ("%s/%s", t->root, deep);
+  path = fd >= 0 ? sr_fd_path (fd) : NULL;
+  CHECK_STR (path, in, "%s: mkdir 40 levels deep", mode);
+  free (path);
+  free (in);
+  errno_of (fd, err);
+
   err = NULL;
   fd = sr_mkdir_in_root (t->rootfd, "etc/hostname/x", 0755, &err);
   CHECK_ERRNO (fd, err, ENOTDIR, "%s: mkdir below a file is ENOTDIR",
@@ -669,6 +681,15 @@ test_pidns (void)
   CHECK (r == 0, "\"self\" is right in a child pid namespace (status %d)", r);
 }
 
+/* The lowest free fd number: it moves when an fd leaks. */
+static int
+lowest_free_fd (void)
+{
+  int fd = dup (0);
+  close (fd);
+  return fd;
+}
+
 static int
 rm_entry (const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
@@ -686,6 +707,7 @@ main (void)
   if (mkdtemp (base) == NULL)
     return 2;
   setvbuf (stdout, NULL, _IOLBF, 0);
+  int free_fd = lowest_free_fd ();
 
   run_suite ("openat2", false);
   run_suite ("fallback", true);
@@ -698,6 +720,9 @@ main (void)
   test_procfs_handle ();
   test_overmount ();
   sr_safepath_force_fallback (false);
+  sr_procfs_reset ();
+  CHECK (lowest_free_fd () == free_fd, "no fd leaked (lowest free %d, was %d)",
+         lowest_free_fd (), free_fd);
 
   nftw (base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   return unit_finish ();
