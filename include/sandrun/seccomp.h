@@ -17,7 +17,13 @@ int sr_seccomp_prepare (const oci_seccomp *profile, const char *cache_dir,
                         sr_seccomp_prog **out, sr_error **err);
 
 /* In the init: install the filter.  *notify_fd gets the user-notification
- * listener fd when the profile uses SCMP_ACT_NOTIFY, else -1. */
+ * listener fd when the profile uses SCMP_ACT_NOTIFY, else -1.  The filter
+ * is loaded as raw BPF with seccomp(2): no_new_privs is NOT set here, so
+ * the caller needs CAP_SYS_ADMIN or must have set it itself
+ * (process.noNewPrivileges).  A notified syscall blocks until the
+ * listener answers, so the init must hand the listener fd over before
+ * making any syscall the profile may notify; SCMP_ACT_NOTIFY on "write" is
+ * refused at prepare time (as runc does) so that write(2) stays usable. */
 int sr_seccomp_load (const sr_seccomp_prog *prog, int *notify_fd,
                      sr_error **err);
 
@@ -25,6 +31,10 @@ int sr_seccomp_load (const sr_seccomp_prog *prog, int *notify_fd,
  * (runtime-spec "seccomp" section, SCM_RIGHTS). */
 int sr_seccomp_send_to_listener (const oci_seccomp *profile, int notify_fd,
                                  const char *state_json, sr_error **err);
+
+/* True when some rule is SCMP_ACT_NOTIFY: the init will produce a listener
+ * fd and the parent must pass it on with sr_seccomp_send_to_listener. */
+bool sr_seccomp_prog_uses_notify (const sr_seccomp_prog *prog);
 
 void sr_seccomp_prog_free (sr_seccomp_prog *prog);
 
