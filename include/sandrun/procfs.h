@@ -34,7 +34,9 @@ int sr_procfs_root (sr_error **err);
 int sr_procfs_open (const char *path, int flags, sr_error **err);
 
 /* Read the symlink PATH ("self/fd/3", "self/ns/pid", ...) without following
- * it.  Returns a malloc'd string or NULL. */
+ * it; "self" and "thread-self" alone are those links themselves (this
+ * process's pid as the handle numbers it).  Returns a malloc'd string or
+ * NULL. */
 char *sr_procfs_readlink (const char *path, sr_error **err);
 
 /* Write a whole string to a file under /proc (O_WRONLY, one write call, as

@@ -286,6 +286,11 @@ sr_procfs_open (const char *path, int flags, sr_error **err)
 char *
 sr_procfs_readlink (const char *path, sr_error **err)
 {
+  /* "self" alone: the link itself, not the directory it names. */
+  path += strspn (path, "/");
+  if (strcmp (path, "self") == 0 || strcmp (path, "thread-self") == 0)
+    return procfs_readlink_raw (path, err);
+
   _cleanup_free_ char *rel = procfs_translate (path, err);
   if (rel == NULL)
     return NULL;

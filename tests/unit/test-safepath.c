@@ -673,12 +673,18 @@ test_pidns (void)
           sr_error *err = NULL;
           if (getpid () != 1 || sr_procfs_read ("self/comm", &text, NULL, &err) < 0)
             _exit (4);
-          _exit (strcmp (text, "sr-pidns\n") == 0 ? 0 : 1);
+          if (strcmp (text, "sr-pidns\n") != 0)
+            _exit (1);
+          /* A new handle is an instance of this pid namespace: "self" is 1. */
+          sr_procfs_reset ();
+          char *self = sr_procfs_readlink ("self", &err);
+          _exit (self != NULL && strcmp (self, "1") == 0 ? 0 : 5);
         }
       _exit (wait_child (inner));
     }
   int r = wait_child (pid);
-  CHECK (r == 0, "\"self\" is right in a child pid namespace (status %d)", r);
+  CHECK (r == 0, "\"self\" is right in a child pid namespace, inherited "
+         "handle and new (status %d)", r);
 }
 
 /* The lowest free fd number: it moves when an fd leaks. */
