@@ -22,10 +22,12 @@ struct sr_mount_opts
   uint64_t rec_set;          /* MOUNT_ATTR_* set with AT_RECURSIVE (rro, ...) */
   uint64_t rec_clr;          /* MOUNT_ATTR_* cleared with AT_RECURSIVE */
   char **data;               /* filesystem options in order ("size=64k"), or NULL */
+  bool copyup;               /* "tmpcopyup": fill the new filesystem with
+                                what the target directory held */
 };
 
 /* Parse an options vector (NULL is fine).  Unknown names are filesystem data;
- * "tmpcopyup", "idmap" and "ridmap" are refused as unsupported. */
+ * "idmap" and "ridmap" are refused as unsupported. */
 int sr_mount_opts_parse (char *const *options, struct sr_mount_opts *out,
                          sr_error **err);
 void sr_mount_opts_clear (struct sr_mount_opts *o);
@@ -62,7 +64,10 @@ struct sr_mount_at
 };
 
 /* Mount a new filesystem `type` from `source` on the target with `o`
- * (flags, data, propagation, recursive attributes).  Returns an O_PATH fd of
+ * (flags, data, propagation, recursive attributes).  With o->copyup the
+ * target directory's contents are copied into the detached filesystem
+ * first (symlinks copied as links, nothing followed; needs the new API).
+ * Returns an O_PATH fd of
  * the new mount's root, or -1. */
 int sr_mount_fs_at (const struct sr_mount_at *t, const char *type,
                     const char *source, const struct sr_mount_opts *o,

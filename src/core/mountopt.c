@@ -1,6 +1,8 @@
 /* Mount options and the primitives that apply them (see mountopt.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,7 @@ enum opt_kind
   OPT_REC_SET,   /* MOUNT_ATTR_* set recursively */
   OPT_REC_CLR,   /* MOUNT_ATTR_* cleared recursively */
   OPT_REC_ATIME, /* recursive atime mode (an enum in MOUNT_ATTR__ATIME) */
+  OPT_COPYUP,
   OPT_UNSUPPORTED,
 };
 
@@ -101,8 +104,8 @@ static const struct opt opt_table[] = {
   { "ratime", OPT_REC_ATIME, MOUNT_ATTR_RELATIME },
   { "rnorelatime", OPT_REC_ATIME, MOUNT_ATTR_RELATIME },
   { "rnostrictatime", OPT_REC_ATIME, MOUNT_ATTR_RELATIME },
-  /* overlay copy-up of the mountpoint's contents, idmapped mounts: not yet */
-  { "tmpcopyup", OPT_UNSUPPORTED, 0 },
+  { "tmpcopyup", OPT_COPYUP, 0 },
+  /* idmapped mounts need a mount made outside the user namespace: not yet */
   { "idmap", OPT_UNSUPPORTED, 0 },
   { "ridmap", OPT_UNSUPPORTED, 0 },
 };
@@ -155,6 +158,9 @@ opt_apply (struct sr_mount_opts *o, const struct opt *d)
     case OPT_REC_ATIME:
       o->rec_clr |= MOUNT_ATTR__ATIME;
       o->rec_set = (o->rec_set & ~(uint64_t) MOUNT_ATTR__ATIME) | d->value;
+      break;
+    case OPT_COPYUP:
+      o->copyup = true;
       break;
     }
 }
@@ -555,6 +561,155 @@ legacy_mount (const struct sr_mount_at *t, const char *source,
   return fd;
 }
 
+/* ---- tmpcopyup ----------------------------------------------------------- */
+
+/* The image decides how deep its trees go; the stack does not. */
+#define COPY_MAX_DEPTH 128
+
+static int copy_dir (int src, int dst, unsigned depth, sr_error **err);
+
+static int
+copy_file (int src, int dst, const char *name, const struct stat *st,
+           sr_error **err)
+{
+  _cleanup_close_ int in = openat (src, name, O_RDONLY | O_NOFOLLOW
+                                   | O_NONBLOCK | O_CLOEXEC);
+  _cleanup_close_ int out = -1;
+  struct stat now;
+  char buf[65536];
+  ssize_t n;
+
+  /* What was looked at must be what is read: a regular file still. */
+  if (in < 0 || fstat (in, &now) < 0)
+    return sr_fail (err, errno, "open \"%s\"", name);
+  if (!S_ISREG (now.st_mode) || now.st_ino != st->st_ino)
+    return sr_fail (err, EAGAIN, "\"%s\" changed while copied", name);
+  out = openat (dst, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
+                | O_CLOEXEC, 0600);
+  if (out < 0)
+    return sr_fail (err, errno, "create \"%s\"", name);
+  while ((n = sr_read_all (in, buf, sizeof buf)) > 0)
+    if (sr_write_all (out, buf, (size_t) n) < 0)
+      return sr_fail (err, errno, "write \"%s\"", name);
+  if (n < 0)
+    return sr_fail (err, errno, "read \"%s\"", name);
+  return 0;
+}
+
+static int
+copy_subdir (int src, int dst, const char *name, unsigned depth,
+             sr_error **err)
+{
+  _cleanup_close_ int in = -1;
+  _cleanup_close_ int out = -1;
+
+  if (depth >= COPY_MAX_DEPTH)
+    return sr_fail (err, ELOOP, "\"%s\": directories nested too deep", name);
+  in = openat (src, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (in < 0)
+    return sr_fail (err, errno, "open \"%s\"", name);
+  if (mkdirat (dst, name, 0700) < 0)
+    return sr_fail (err, errno, "mkdir \"%s\"", name);
+  out = openat (dst, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (out < 0)
+    return sr_fail (err, errno, "open \"%s\"", name);
+  if (copy_dir (in, out, depth + 1, err) < 0)
+    return sr_wrap (err, "%s", name);
+  return 0;
+}
+
+static int
+copy_link (int src, int dst, const char *name, sr_error **err)
+{
+  char target[PATH_MAX];
+  ssize_t n = readlinkat (src, name, target, sizeof target - 1);
+
+  if (n < 0)
+    return sr_fail (err, errno, "readlink \"%s\"", name);
+  target[n] = '\0';
+  if (symlinkat (target, dst, name) < 0)
+    return sr_fail (err, errno, "symlink \"%s\"", name);
+  return 0;
+}
+
+/* One entry, then its owner, mode and times (never through a link). */
+static int
+copy_entry (int src, int dst, const char *name, unsigned depth,
+            sr_error **err)
+{
+  struct stat st;
+  int r;
+
+  if (fstatat (src, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return sr_fail (err, errno, "stat \"%s\"", name);
+  if (S_ISDIR (st.st_mode))
+    r = copy_subdir (src, dst, name, depth, err);
+  else if (S_ISREG (st.st_mode))
+    r = copy_file (src, dst, name, &st, err);
+  else if (S_ISLNK (st.st_mode))
+    r = copy_link (src, dst, name, err);
+  else if (mknodat (dst, name, st.st_mode, st.st_rdev) == 0)
+    r = 0;
+  else
+    {
+      /* A device node in a user namespace: nothing to copy it as. */
+      sr_warn ("tmpcopyup: skipping \"%s\": %s", name, strerror (errno));
+      return 0;
+    }
+  if (r < 0)
+    return -1;
+  struct timespec times[2] = { st.st_atim, st.st_mtim };
+  if (fchownat (dst, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) < 0
+      || (!S_ISLNK (st.st_mode)
+          && fchmodat (dst, name, st.st_mode & 07777, 0) < 0)
+      || utimensat (dst, name, times, AT_SYMLINK_NOFOLLOW) < 0)
+    return sr_fail (err, errno, "attributes of \"%s\"", name);
+  return 0;
+}
+
+static int
+copy_dir (int src, int dst, unsigned depth, sr_error **err)
+{
+  int fd = fcntl (src, F_DUPFD_CLOEXEC, 3);
+  _cleanup_closedir_ DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+  struct dirent *de;
+
+  if (d == NULL)
+    {
+      sr_close (fd);
+      return sr_fail (err, errno, "read directory");
+    }
+  while ((errno = 0, de = readdir (d)) != NULL)
+    {
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+        continue;
+      if (copy_entry (src, dst, de->d_name, depth, err) < 0)
+        return -1;
+    }
+  if (errno != 0)
+    return sr_fail (err, errno, "read directory");
+  return 0;
+}
+
+/* tmpcopyup: what the target directory holds, into the detached mount that
+ * will cover it. */
+static int
+copy_up (int targetfd, int mntfd, sr_error **err)
+{
+  _cleanup_close_ int src = sr_reopen_fd (targetfd, O_RDONLY | O_DIRECTORY,
+                                          err);
+  _cleanup_close_ int dst = -1;
+
+  if (src < 0)
+    return -1;
+  dst = openat (mntfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dst < 0)
+    return sr_fail (err, errno, "open the new mount");
+  if (copy_dir (src, dst, 0, err) < 0)
+    return sr_wrap (err, "tmpcopyup");
+  return 0;
+}
+
 int
 sr_mount_fs_at (const struct sr_mount_at *t, const char *type,
                 const char *source, const struct sr_mount_opts *o,
@@ -567,12 +722,16 @@ sr_mount_fs_at (const struct sr_mount_at *t, const char *type,
       mntfd = new_fs_detached (type, source, o, err);
       if (mntfd < 0)
         return -1;
-      if (attach (mntfd, t->fd, err) < 0)
+      if ((o->copyup && copy_up (t->fd, mntfd, err) < 0)
+          || attach (mntfd, t->fd, err) < 0)
         {
           sr_close (mntfd);
           return -1;
         }
     }
+  else if (o->copyup)
+    return sr_fail (err, ENOSYS, "tmpcopyup needs the new mount API "
+                    "(Linux 5.12)");
   else
     {
       _cleanup_free_ char *data = sr_mount_opts_data (o);

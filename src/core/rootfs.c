@@ -112,7 +112,8 @@ rootfs_parent_private (const char *rootfs, sr_error **err)
 }
 
 /* "/" is made rslave (or what rootfsPropagation says) so nothing we mount
- * reaches the host; then the rootfs is bound onto itself: pivot_root needs
+ * reaches the host, then rootfsPropagation is applied again after the pivot
+ * (as runc does); then the rootfs is bound onto itself: pivot_root needs
  * a mount point. */
 static int
 prepare_root_mount (const char *rootfs, const oci_config *cfg, sr_error **err)
@@ -121,7 +122,9 @@ prepare_root_mount (const char *rootfs, const oci_config *cfg, sr_error **err)
 
   if (root_propagation (cfg, &prop, err) < 0)
     return -1;
-  if (prop == 0)
+  /* Unbindable host mounts could not be bound into the rootfs: that one
+   * waits for finalize. */
+  if (prop == 0 || (prop & MS_UNBINDABLE))
     prop = MS_SLAVE | MS_REC;
   if (mount (NULL, "/", NULL, prop, NULL) < 0)
     return sr_fail (err, errno, "set the propagation of \"/\"");
@@ -223,9 +226,12 @@ mount_sysfs (const struct mount_env *env, const oci_mount *m,
     }
   sr_debug ("sysfs at \"%s\": %s; binding the host's /sys", m->destination,
             first->msg);
-  sr_mount_opts_attr (o, &bind.rec_set, &clr);
-  bind.rec_set = (bind.rec_set & ~(uint64_t) MOUNT_ATTR__ATIME)
-                 | MOUNT_ATTR_RDONLY;
+  bind.flags |= MS_RDONLY | (o->flags & (MS_NOSUID | MS_NODEV | MS_NOEXEC));
+  if (sr_mount_api_available ())
+    {
+      sr_mount_opts_attr (&bind, &bind.rec_set, &clr);
+      bind.rec_set &= ~(uint64_t) MOUNT_ATTR__ATIME;
+    }
   return mount_host_path (env, m->destination, "/sys", &bind, err);
 }
 

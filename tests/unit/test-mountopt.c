@@ -175,9 +175,20 @@ test_data (void)
 }
 
 static void
+test_copyup (void)
+{
+  const char *v[] = { "tmpcopyup", "mode=755", NULL };
+  int rc;
+  struct sr_mount_opts o = parse (v, &rc, NULL);
+  CHECK (rc == 0 && o.copyup && o.flags == 0, "tmpcopyup is not data");
+  CHECK_STR (o.data ? o.data[0] : NULL, "mode=755", "data beside it");
+  sr_mount_opts_clear (&o);
+}
+
+static void
 test_refused (void)
 {
-  const char *bad[][2] = { { "tmpcopyup", NULL }, { "idmap", NULL },
+  const char *bad[][2] = { { "idmap", NULL },
                            { "ridmap", NULL }, { "size=1,mode=7", NULL } };
   for (size_t i = 0; i < ARRAY_SIZE (bad); i++)
     {
@@ -201,6 +212,7 @@ main (void)
   test_propagation ();
   test_recursive ();
   test_data ();
+  test_copyup ();
   test_refused ();
   return unit_finish ();
 }
