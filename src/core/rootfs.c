@@ -138,6 +138,55 @@ prepare_root_mount (const char *rootfs, const oci_config *cfg, sr_error **err)
 
 /* ---- one entry of `mounts` ----------------------------------------------- */
 
+/* Files under /proc that may be mounted over (runc's list: lxcfs and the
+ * like), besides /proc/pressure/. */
+static const char *const proc_mountable[] = {
+  "/proc/cpuinfo", "/proc/diskstats", "/proc/meminfo", "/proc/stat",
+  "/proc/swaps", "/proc/uptime", "/proc/loadavg", "/proc/slabinfo",
+  "/proc/net/dev", "/proc/sys/kernel/ns_last_pid",
+};
+
+/* A mount over procfs could hide or redirect what the kernel shows or what
+ * the runtime writes (CVE-2019-16884 class): only a proc at /proc, or the
+ * files above. */
+static int
+check_proc_target (const struct mount_env *env, int target, const char *type,
+                   sr_error **err)
+{
+  _cleanup_free_ char *where = NULL;
+  const char *rel;
+  size_t n = strlen (env->rootpath);
+
+  if (!sr_fd_on_procfs (target))
+    return 0;
+  where = sr_fd_path (target);
+  if (where == NULL)
+    return sr_fail (err, errno, "path of the target");
+  rel = where;
+  if (strcmp (env->rootpath, "/") != 0 && strncmp (where, env->rootpath, n) == 0)
+    rel = where + n;
+  if ((str_eq (type, "proc") && strcmp (rel, "/proc") == 0)
+      || str_has_prefix (rel, "/proc/pressure/"))
+    return 0;
+  for (size_t i = 0; i < ARRAY_SIZE (proc_mountable); i++)
+    if (strcmp (rel, proc_mountable[i]) == 0)
+      return 0;
+  return sr_fail (err, EPERM, "\"%s\" is on procfs, where only a few files "
+                  "may be mounted over", rel);
+}
+
+/* The mount target, created when missing, refused on procfs. */
+static int
+open_target (const struct mount_env *env, const char *dest, bool dir,
+             const char *type, sr_error **err)
+{
+  _cleanup_close_ int fd = sr_ensure_target_in_root (env->rootfd, dest, dir,
+                                                     dir ? 0755 : 0644, err);
+  if (fd < 0 || check_proc_target (env, fd, type, err) < 0)
+    return -1;
+  return steal_fd (&fd);
+}
+
 static int
 mount_new_fs (const struct mount_env *env, const char *dest, const char *type,
               const char *source, const struct sr_mount_opts *o,
@@ -146,7 +195,7 @@ mount_new_fs (const struct mount_env *env, const char *dest, const char *type,
   _cleanup_close_ int target = -1;
   _cleanup_close_ int mnt = -1;
 
-  target = sr_ensure_target_in_root (env->rootfd, dest, true, 0755, err);
+  target = open_target (env, dest, true, type, err);
   if (target < 0)
     return -1;
   struct sr_mount_at t = { env->rootfd, dest, target, env->rootpath };
@@ -168,8 +217,7 @@ mount_host_path (const struct mount_env *env, const char *dest,
   /* The source is pinned by fd: the kind checked is the kind bound. */
   if (srcfd < 0 || fstat (srcfd, &st) < 0)
     return sr_fail (err, errno, "source \"%s\"", src);
-  target = sr_ensure_target_in_root (env->rootfd, dest, S_ISDIR (st.st_mode),
-                                     S_ISDIR (st.st_mode) ? 0755 : 0644, err);
+  target = open_target (env, dest, S_ISDIR (st.st_mode), NULL, err);
   if (target < 0)
     return -1;
   struct sr_mount_at t = { env->rootfd, dest, target, env->rootpath };
@@ -200,7 +248,7 @@ mount_remount (const struct mount_env *env, const oci_mount *m,
   _cleanup_close_ int mnt = -1;
 
   target = sr_open_in_root (env->rootfd, m->destination, O_PATH, 0, err);
-  if (target < 0)
+  if (target < 0 || check_proc_target (env, target, m->type, err) < 0)
     return -1;
   struct sr_mount_at t = { env->rootfd, m->destination, target, env->rootpath };
   mnt = sr_mount_remount_at (&t, m->type, o, err);
