@@ -22,8 +22,9 @@ int sr_seccomp_prepare (const oci_seccomp *profile, const char *cache_dir,
  * the caller needs CAP_SYS_ADMIN or must have set it itself
  * (process.noNewPrivileges).  A notified syscall blocks until the
  * listener answers, so the init must hand the listener fd over before
- * making any syscall the profile may notify; SCMP_ACT_NOTIFY on "write" is
- * refused at prepare time (as runc does) so that write(2) stays usable. */
+ * making any syscall the profile may notify; SCMP_ACT_NOTIFY on "write"
+ * (as runc) and "sendmsg" (used to pass the fd) is refused at prepare time
+ * so that both stay usable. */
 int sr_seccomp_load (const sr_seccomp_prog *prog, int *notify_fd,
                      sr_error **err);
 

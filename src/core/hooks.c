@@ -375,60 +375,47 @@ run_hook (const oci_hook *h, const char *kind, const char *state_json,
   return hook_result (&r, status, what, err);
 }
 
-/* SIGPIPE is ignored while hooks run: writing the state to a hook that
- * exited must give EPIPE, not kill the runtime. */
-static void
-ignore_sigpipe (struct sigaction *old)
+/* Run the hooks in order.  Without warn_only the first failure stops the
+ * run and fills *err; with it every hook runs and each failure is logged.
+ * Returns the number of failures.  SIGPIPE is ignored meanwhile: writing
+ * the state to a hook that exited must give EPIPE, not kill the runtime. */
+static int
+run_list (const oci_hook_list *list, const char *kind, const char *state_json,
+          bool warn_only, sr_error **err)
 {
-  struct sigaction sa;
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = SIG_IGN;
-  sigaction (SIGPIPE, &sa, old);
-}
+  struct sigaction ign, old;
+  size_t i;
+  int failed = 0;
 
-static void
-restore_sigpipe (struct sigaction *old)
-{
-  sigaction (SIGPIPE, old, NULL);
+  if (list == NULL || list->len == 0)
+    return 0;
+  memset (&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
+  sigaction (SIGPIPE, &ign, &old);
+  for (i = 0; i < list->len && (warn_only || failed == 0); i++)
+    {
+      _cleanup_error_ sr_error *e = NULL;
+      if (run_hook (&list->v[i], kind, state_json, warn_only ? &e : err) < 0)
+        {
+          failed++;
+          if (warn_only)
+            sr_warn ("%s", e->msg);
+        }
+    }
+  sigaction (SIGPIPE, &old, NULL);
+  return failed;
 }
 
 int
 sr_hooks_run (const oci_hook_list *list, const char *kind,
               const char *state_json, sr_error **err)
 {
-  struct sigaction old;
-  size_t i;
-  int ret = 0;
-
-  if (list == NULL || list->len == 0)
-    return 0;
-  ignore_sigpipe (&old);
-  for (i = 0; i < list->len && ret == 0; i++)
-    ret = run_hook (&list->v[i], kind, state_json, err);
-  restore_sigpipe (&old);
-  return ret;
+  return run_list (list, kind, state_json, false, err) > 0 ? -1 : 0;
 }
 
 int
 sr_hooks_run_warn (const oci_hook_list *list, const char *kind,
                    const char *state_json)
 {
-  struct sigaction old;
-  size_t i;
-  int failed = 0;
-
-  if (list == NULL || list->len == 0)
-    return 0;
-  ignore_sigpipe (&old);
-  for (i = 0; i < list->len; i++)
-    {
-      _cleanup_error_ sr_error *err = NULL;
-      if (run_hook (&list->v[i], kind, state_json, &err) < 0)
-        {
-          sr_warn ("%s", err->msg);
-          failed++;
-        }
-    }
-  restore_sigpipe (&old);
-  return failed;
+  return run_list (list, kind, state_json, true, NULL);
 }

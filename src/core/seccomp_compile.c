@@ -250,12 +250,15 @@ add_syscall_entry (scmp_filter_ctx ctx, const oci_seccomp_syscall *sc,
 
   for (name = sc->names; name != NULL && *name != NULL; name++)
     {
-      /* The init writes to its sync socket after the filter is in place:
-       * a notification nobody can answer yet would hang it. */
-      if (action == SCMP_ACT_NOTIFY && strcmp (*name, "write") == 0)
+      /* The init passes the listener fd with sendmsg and may write to its
+       * sync socket once the filter is in place: a notification nobody can
+       * answer yet would hang it for good. */
+      if (action == SCMP_ACT_NOTIFY
+          && (strcmp (*name, "write") == 0 || strcmp (*name, "sendmsg") == 0))
         return sr_fail (err, 0,
-                        "seccomp: SCMP_ACT_NOTIFY cannot be used "
-                        "for the write syscall");
+                        "seccomp: SCMP_ACT_NOTIFY cannot be used for the %s "
+                        "syscall",
+                        *name);
       if (action == default_action)
         {
           sr_debug ("seccomp: rule for \"%s\" has the default action, "
