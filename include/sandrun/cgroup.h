@@ -32,6 +32,17 @@ int sr_cgroup_create (const char *id, const char *cgroups_path,
                       const oci_resources *res, sr_cgroup **out,
                       sr_error **err);
 
+/* The same, also allowing (rwm) the device nodes of linux.devices in the
+ * device cgroup.  Every create restricts devices: deny all, then
+ * res->devices in order, then the nodes every container gets (null, zero,
+ * full, random, urandom, tty, console, ptmx, pts/N, mknod of any), then
+ * `devices` -- v1's devices controller, or an eBPF filter on cgroup v2. */
+int sr_cgroup_create_with_devices (const char *id, const char *cgroups_path,
+                                   const oci_resources *res,
+                                   const oci_device *devices,
+                                   size_t devices_len, sr_cgroup **out,
+                                   sr_error **err);
+
 /* Re-open the cgroup of an existing container from its recorded path. */
 int sr_cgroup_open (const char *recorded_path, sr_cgroup **out,
                     sr_error **err);
@@ -53,7 +64,8 @@ int sr_cgroup_clone_fd (const sr_cgroup *cg);
  * when the process was cloned into it). */
 int sr_cgroup_enter (const sr_cgroup *cg, pid_t pid, sr_error **err);
 
-/* Apply resources (create and `update`). */
+/* Apply resources (create and `update`).  Device rules are rewritten only
+ * when res->devices is not empty, and then without linux.devices. */
 int sr_cgroup_apply (const sr_cgroup *cg, const oci_resources *res,
                      sr_error **err);
 

@@ -78,12 +78,6 @@ cgroup_discover (sr_error **err)
   return cg;
 }
 
-static const char *
-hier_name (const struct sr_cg_hier *h)
-{
-  return h->key[0] ? h->key : "unified";
-}
-
 static sr_cg_prepare_fn
 prepare_fn (const struct sr_cg_hier *h)
 {
@@ -125,6 +119,20 @@ check_unused (const sr_cgroup *cg, sr_error **err)
   return 0;
 }
 
+/* On cgroup2, what the container's cgroup can use is what its parent
+ * passes down, which may be less than the root has. */
+static int
+leaf_controllers (struct sr_cg_hier *h, sr_error **err)
+{
+  if (!h->v2 || h->fd < 0)
+    return 0;
+  _cleanup_free_ char *list = NULL;
+  if (sr_cg_read (h->fd, "cgroup.controllers", &list, err) < 0)
+    return -1;
+  h->ctrls = sr_cg_ctrls_parse (list, " ", true);
+  return 0;
+}
+
 static int
 create_dirs (sr_cgroup *cg, const char *normalized, sr_error **err)
 {
@@ -138,14 +146,17 @@ create_dirs (sr_cgroup *cg, const char *normalized, sr_error **err)
     }
   cg->record = sr_cg_record_format (cg->h, cg->n);
   for (size_t i = 0; i < cg->n; i++)
-    if (sr_cg_mkdir_path (&cg->h[i], prepare_fn (&cg->h[i]), err) < 0)
+    if (sr_cg_mkdir_path (&cg->h[i], prepare_fn (&cg->h[i]), err) < 0
+        || leaf_controllers (&cg->h[i], err) < 0)
       return -1;
   return check_unused (cg, err);
 }
 
 int
-sr_cgroup_create (const char *id, const char *cgroups_path,
-                  const oci_resources *res, sr_cgroup **out, sr_error **err)
+sr_cgroup_create_with_devices (const char *id, const char *cgroups_path,
+                               const oci_resources *res,
+                               const oci_device *devices, size_t devices_len,
+                               sr_cgroup **out, sr_error **err)
 {
   _cleanup_free_ char *normalized = NULL;
   if (sr_cg_normalize (id, cgroups_path, &normalized, err) < 0)
@@ -155,7 +166,8 @@ sr_cgroup_create (const char *id, const char *cgroups_path,
     return -1;
   cg->from_create = true;
   if (create_dirs (cg, normalized, err) < 0
-      || sr_cg_apply_resources (cg, res, err) < 0)
+      || sr_cg_apply_resources (cg, res, err) < 0
+      || sr_cg_apply_devices (cg, res, devices, devices_len, err) < 0)
     {
       undo_create (cg);
       return -1;
@@ -163,6 +175,14 @@ sr_cgroup_create (const char *id, const char *cgroups_path,
   sr_debug ("cgroup: created \"%s\"", cg->record);
   *out = steal_pointer (&cg);
   return 0;
+}
+
+int
+sr_cgroup_create (const char *id, const char *cgroups_path,
+                  const oci_resources *res, sr_cgroup **out, sr_error **err)
+{
+  return sr_cgroup_create_with_devices (id, cgroups_path, res, NULL, 0, out,
+                                        err);
 }
 
 int
@@ -176,7 +196,7 @@ sr_cgroup_open (const char *recorded_path, sr_cgroup **out, sr_error **err)
     {
       struct sr_cg_hier *h = &cg->h[i];
       if (sr_cg_record_lookup (recorded_path, h->key, &h->path, err) < 0
-          || sr_cg_open_path (h, err) < 0)
+          || sr_cg_open_path (h, err) < 0 || leaf_controllers (h, err) < 0)
         return -1;
     }
   *out = steal_pointer (&cg);
@@ -215,7 +235,7 @@ sr_cgroup_enter (const sr_cgroup *cg, pid_t pid, sr_error **err)
       /* Writing a pid that is already there (cloned into the cgroup) is a
        * cheap no-op, so no need to tell the hierarchies apart. */
       if (sr_cg_writef (h->fd, "cgroup.procs", err, "%d", (int) pid) < 0)
-        return sr_wrap (err, "cgroup %s \"%s\"", hier_name (h), h->path);
+        return sr_wrap (err, "cgroup %s \"%s\"", sr_cg_hier_name (h), h->path);
     }
   return 0;
 }
@@ -224,7 +244,11 @@ int
 sr_cgroup_apply (const sr_cgroup *cg, const oci_resources *res,
                  sr_error **err)
 {
-  return sr_cg_apply_resources (cg, res, err);
+  if (sr_cg_apply_resources (cg, res, err) < 0)
+    return -1;
+  if (res != NULL && res->devices_len > 0)
+    return sr_cg_apply_devices (cg, res, NULL, 0, err);
+  return 0;
 }
 
 int

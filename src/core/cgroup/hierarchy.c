@@ -324,6 +324,12 @@ sr_cg_hier_discover (sr_cgroup_layout layout, struct sr_cg_hier **out,
 
 /* ---- lookups ----------------------------------------------------------- */
 
+const char *
+sr_cg_hier_name (const struct sr_cg_hier *h)
+{
+  return h->key[0] ? h->key : "unified";
+}
+
 struct sr_cg_hier *
 sr_cg_find (const sr_cgroup *cg, enum sr_cg_ctrl c)
 {

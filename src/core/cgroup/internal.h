@@ -107,6 +107,8 @@ unsigned sr_cg_ctrls_parse (const char *list, const char *seps, bool v2);
 
 /* The hierarchy that carries a controller, NULL if none. */
 struct sr_cg_hier *sr_cg_find (const sr_cgroup *cg, enum sr_cg_ctrl c);
+/* For messages: the key, or "unified" for cgroup2. */
+const char *sr_cg_hier_name (const struct sr_cg_hier *h);
 /* The cgroup2 hierarchy, NULL if none. */
 struct sr_cg_hier *sr_cg_unified (const sr_cgroup *cg);
 /* The hierarchy that lists the container's processes. */
@@ -174,5 +176,8 @@ char *sr_cg_v2_limit (int64_t value);
 
 int sr_cg_apply_resources (const sr_cgroup *cg, const oci_resources *res,
                            sr_error **err);
+/* The device cgroup: the rules of devices.h, v1 controller or eBPF. */
+int sr_cg_apply_devices (const sr_cgroup *cg, const oci_resources *res,
+                         const oci_device *devs, size_t ndevs, sr_error **err);
 
 #endif

@@ -9,8 +9,16 @@
 int sr_cg_v1_memory (int dirfd, const oci_resources *r, sr_error **err);
 int sr_cg_v1_cpu (int dirfd, const oci_resources *r, sr_error **err);
 
+int sr_cg_v1_blkio (int dirfd, const oci_resources *r, sr_error **err);
+int sr_cg_v1_hugetlb (int dirfd, const oci_resources *r, sr_error **err);
+int sr_cg_v1_net_cls (int dirfd, const oci_resources *r, sr_error **err);
+int sr_cg_v1_net_prio (int dirfd, const oci_resources *r, sr_error **err);
+
 int sr_cg_v2_memory (int dirfd, const oci_resources *r, sr_error **err);
 int sr_cg_v2_cpu (int dirfd, const oci_resources *r, sr_error **err);
+int sr_cg_v2_io (int dirfd, const oci_resources *r, sr_error **err);
+int sr_cg_v2_hugetlb (int dirfd, const oci_resources *r, sr_error **err);
+int sr_cg_v2_unified (int dirfd, const oci_resources *r, sr_error **err);
 
 /* checkBeforeUpdate: refuse a limit below the current usage. */
 int sr_cg_check_usage (int dirfd, const char *usage_file, int64_t limit,
@@ -18,5 +26,6 @@ int sr_cg_check_usage (int dirfd, const char *usage_file, int64_t limit,
 /* Families whose files are the same on v1 and v2. */
 int sr_cg_write_cpuset (int dirfd, const oci_resources *r, sr_error **err);
 int sr_cg_write_pids (int dirfd, const oci_resources *r, sr_error **err);
+int sr_cg_write_rdma (int dirfd, const oci_resources *r, sr_error **err);
 
 #endif

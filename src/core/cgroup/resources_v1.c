@@ -165,3 +165,105 @@ sr_cg_v1_cpu (int dirfd, const oci_resources *r, sr_error **err)
     return -1;
   return 0;
 }
+
+static bool
+has_file (int dirfd, const char *file)
+{
+  return faccessat (dirfd, file, F_OK, 0) == 0;
+}
+
+static int
+write_throttle (int dirfd, const char *file, const oci_throttle_device *d,
+                size_t n, sr_error **err)
+{
+  for (size_t i = 0; i < n; i++)
+    if (sr_cg_writef (dirfd, file, err, "%" PRId64 ":%" PRId64 " %" PRIu64,
+                      d[i].major, d[i].minor, d[i].rate) < 0)
+      return -1;
+  return 0;
+}
+
+static int
+blkio_weight_devices (int dirfd, const oci_block_io *b, sr_error **err)
+{
+  /* CFQ's files, else BFQ's (Linux >= 5.0 has no CFQ). */
+  const char *file = has_file (dirfd, "blkio.weight_device")
+                         ? "blkio.weight_device" : "blkio.bfq.weight_device";
+  for (size_t i = 0; i < b->weight_device_len; i++)
+    {
+      const oci_weight_device *d = &b->weight_device[i];
+      if (d->weight.set
+          && sr_cg_writef (dirfd, file, err, "%" PRId64 ":%" PRId64 " %" PRIu32,
+                           d->major, d->minor, d->weight.value) < 0)
+        return -1;
+      if (d->leaf_weight.set
+          && sr_cg_writef (dirfd, "blkio.leaf_weight_device", err,
+                           "%" PRId64 ":%" PRId64 " %" PRIu32, d->major,
+                           d->minor, d->leaf_weight.value) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+int
+sr_cg_v1_blkio (int dirfd, const oci_resources *r, sr_error **err)
+{
+  const oci_block_io *b = r->block_io;
+  const char *weight = has_file (dirfd, "blkio.weight") ? "blkio.weight"
+                                                        : "blkio.bfq.weight";
+  if (b->weight.set && b->weight.value
+      && sr_cg_writef (dirfd, weight, err, "%" PRIu32, b->weight.value) < 0)
+    return -1;
+  if (b->leaf_weight.set && b->leaf_weight.value
+      && sr_cg_writef (dirfd, "blkio.leaf_weight", err, "%" PRIu32,
+                       b->leaf_weight.value) < 0)
+    return -1;
+  if (blkio_weight_devices (dirfd, b, err) < 0)
+    return -1;
+  return write_throttle (dirfd, "blkio.throttle.read_bps_device",
+                         b->throttle_read_bps_device,
+                         b->throttle_read_bps_device_len, err) < 0
+                 || write_throttle (dirfd, "blkio.throttle.write_bps_device",
+                                    b->throttle_write_bps_device,
+                                    b->throttle_write_bps_device_len, err) < 0
+                 || write_throttle (dirfd, "blkio.throttle.read_iops_device",
+                                    b->throttle_read_iops_device,
+                                    b->throttle_read_iops_device_len, err) < 0
+                 || write_throttle (dirfd, "blkio.throttle.write_iops_device",
+                                    b->throttle_write_iops_device,
+                                    b->throttle_write_iops_device_len, err) < 0
+             ? -1
+             : 0;
+}
+
+int
+sr_cg_v1_hugetlb (int dirfd, const oci_resources *r, sr_error **err)
+{
+  for (size_t i = 0; i < r->hugepage_limits_len; i++)
+    {
+      const oci_hugepage_limit *l = &r->hugepage_limits[i];
+      _cleanup_free_ char *file = xasprintf ("hugetlb.%s.limit_in_bytes",
+                                             l->page_size);
+      if (sr_cg_writef (dirfd, file, err, "%" PRIu64, l->limit) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+int
+sr_cg_v1_net_cls (int dirfd, const oci_resources *r, sr_error **err)
+{
+  return sr_cg_writef (dirfd, "net_cls.classid", err, "%" PRIu32,
+                       r->network->class_id.value);
+}
+
+int
+sr_cg_v1_net_prio (int dirfd, const oci_resources *r, sr_error **err)
+{
+  const oci_network *n = r->network;
+  for (size_t i = 0; i < n->priorities_len; i++)
+    if (sr_cg_writef (dirfd, "net_prio.ifpriomap", err, "%s %" PRIu32,
+                      n->priorities[i].name, n->priorities[i].priority) < 0)
+      return -1;
+  return 0;
+}

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "resources.h"
@@ -107,5 +108,110 @@ sr_cg_v2_cpu (int dirfd, const oci_resources *r, sr_error **err)
       && sr_cg_writef (dirfd, "cpu.max.burst", err, "%" PRIu64,
                        c->burst.value) < 0)
     return -1;
+  return 0;
+}
+
+/* io.max keys; 0 is "no limit", as writing 0 does on v1. */
+static int
+io_max (int dirfd, const char *key, const oci_throttle_device *d, size_t n,
+        sr_error **err)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      _cleanup_free_ char *rate = d[i].rate ? xasprintf ("%" PRIu64, d[i].rate)
+                                            : xstrdup ("max");
+      if (sr_cg_writef (dirfd, "io.max", err, "%" PRId64 ":%" PRId64 " %s=%s",
+                        d[i].major, d[i].minor, key, rate) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* BFQ takes blkio's weights as they are; io.weight needs converting. */
+static uint64_t
+io_weight_value (bool bfq, uint32_t weight)
+{
+  return bfq ? weight : sr_cg_blkio_weight_to_io_weight (weight);
+}
+
+int
+sr_cg_v2_io (int dirfd, const oci_resources *r, sr_error **err)
+{
+  const oci_block_io *b = r->block_io;
+  bool bfq = faccessat (dirfd, "io.bfq.weight", F_OK, 0) == 0;
+  const char *weight = bfq ? "io.bfq.weight" : "io.weight";
+  if (b->weight.set && b->weight.value
+      && sr_cg_writef (dirfd, weight, err, "%" PRIu64,
+                       io_weight_value (bfq, b->weight.value)) < 0)
+    return -1;
+  if ((b->leaf_weight.set && b->leaf_weight.value))
+    sr_warn ("blockIO.leafWeight is ignored on cgroup v2");
+  for (size_t i = 0; i < b->weight_device_len; i++)
+    {
+      const oci_weight_device *d = &b->weight_device[i];
+      if (d->leaf_weight.set)
+        sr_warn ("blockIO.weightDevice leafWeight is ignored on cgroup v2");
+      if (d->weight.set
+          && sr_cg_writef (dirfd, weight, err, "%" PRId64 ":%" PRId64 " %" PRIu64,
+                           d->major, d->minor,
+                           io_weight_value (bfq, d->weight.value)) < 0)
+        return -1;
+    }
+  return io_max (dirfd, "rbps", b->throttle_read_bps_device,
+                 b->throttle_read_bps_device_len, err) < 0
+                 || io_max (dirfd, "wbps", b->throttle_write_bps_device,
+                            b->throttle_write_bps_device_len, err) < 0
+                 || io_max (dirfd, "riops", b->throttle_read_iops_device,
+                            b->throttle_read_iops_device_len, err) < 0
+                 || io_max (dirfd, "wiops", b->throttle_write_iops_device,
+                            b->throttle_write_iops_device_len, err) < 0
+             ? -1
+             : 0;
+}
+
+int
+sr_cg_v2_hugetlb (int dirfd, const oci_resources *r, sr_error **err)
+{
+  for (size_t i = 0; i < r->hugepage_limits_len; i++)
+    {
+      const oci_hugepage_limit *l = &r->hugepage_limits[i];
+      _cleanup_free_ char *max = xasprintf ("hugetlb.%s.max", l->page_size);
+      _cleanup_free_ char *rsvd = xasprintf ("hugetlb.%s.rsvd.max", l->page_size);
+      if (sr_cg_writef (dirfd, max, err, "%" PRIu64, l->limit) < 0)
+        return -1;
+      /* Reservations (Linux >= 5.7) count pages mmap'd but not yet
+       * faulted in: limiting them too keeps the limit from being dodged. */
+      if (faccessat (dirfd, rsvd, F_OK, 0) == 0
+          && sr_cg_writef (dirfd, rsvd, err, "%" PRIu64, l->limit) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* Interface files that move processes or reshape the tree are not
+ * resources: "unified" must not name them. */
+static bool
+unified_key_allowed (const char *key)
+{
+  if (key[0] == '\0' || key[0] == '.' || strchr (key, '/') != NULL
+      || strchr (key, '.') == NULL)
+    return false;
+  if (!str_has_prefix (key, "cgroup."))
+    return true;
+  return str_has_prefix (key, "cgroup.max.");
+}
+
+int
+sr_cg_v2_unified (int dirfd, const oci_resources *r, sr_error **err)
+{
+  for (size_t i = 0; i < r->unified.len; i++)
+    {
+      const oci_kv *kv = &r->unified.v[i];
+      if (!unified_key_allowed (kv->key))
+        return sr_fail (err, EINVAL, "unified: \"%s\" is not a resource file",
+                        kv->key);
+      if (sr_cg_write (dirfd, kv->key, kv->value ? kv->value : "", err) < 0)
+        return -1;
+    }
   return 0;
 }
