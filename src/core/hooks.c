@@ -150,11 +150,11 @@ hook_child (const struct hook_exec *x)
 
 struct hook_run
 {
-  pid_t pid;         /* > 0 while the child is unreaped */
-  int pidfd;         /* -1 without pidfd_open (Linux < 5.3) */
-  int in_fd;         /* write end of the child's stdin, -1 once done */
-  int exec_err_fd;   /* read end of the exec-error pipe */
-  const char *data;  /* the state JSON */
+  pid_t pid;        /* > 0 while the child is unreaped */
+  int pidfd;        /* -1 without pidfd_open (Linux < 5.3) */
+  int in_fd;        /* write end of the child's stdin, -1 once done */
+  int exec_err_fd;  /* read end of the exec-error pipe */
+  const char *data; /* the state JSON */
   size_t len, off;
 };
 
