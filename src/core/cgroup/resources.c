@@ -234,6 +234,19 @@ sr_cg_write_pids (int dirfd, const oci_resources *r, sr_error **err)
   return sr_cg_write (dirfd, "pids.max", value, err);
 }
 
+void
+sr_cg_throttle_lists (const oci_block_io *b, struct sr_cg_throttle out[4])
+{
+  out[0] = (struct sr_cg_throttle){ b->throttle_read_bps_device,
+                                    b->throttle_read_bps_device_len };
+  out[1] = (struct sr_cg_throttle){ b->throttle_write_bps_device,
+                                    b->throttle_write_bps_device_len };
+  out[2] = (struct sr_cg_throttle){ b->throttle_read_iops_device,
+                                    b->throttle_read_iops_device_len };
+  out[3] = (struct sr_cg_throttle){ b->throttle_write_iops_device,
+                                    b->throttle_write_iops_device_len };
+}
+
 /* The same "DEVICE hca_handle=N hca_object=M" on v1 and v2. */
 int
 sr_cg_write_rdma (int dirfd, const oci_resources *r, sr_error **err)

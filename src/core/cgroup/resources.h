@@ -20,6 +20,15 @@ int sr_cg_v2_io (int dirfd, const oci_resources *r, sr_error **err);
 int sr_cg_v2_hugetlb (int dirfd, const oci_resources *r, sr_error **err);
 int sr_cg_v2_unified (int dirfd, const oci_resources *r, sr_error **err);
 
+/* blockIO's four throttle lists, in the order read bps, write bps, read
+ * iops, write iops. */
+struct sr_cg_throttle
+{
+  const oci_throttle_device *d;
+  size_t n;
+};
+void sr_cg_throttle_lists (const oci_block_io *b, struct sr_cg_throttle out[4]);
+
 /* checkBeforeUpdate: refuse a limit below the current usage. */
 int sr_cg_check_usage (int dirfd, const char *usage_file, int64_t limit,
                        sr_error **err);

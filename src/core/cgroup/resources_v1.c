@@ -220,20 +220,16 @@ sr_cg_v1_blkio (int dirfd, const oci_resources *r, sr_error **err)
     return -1;
   if (blkio_weight_devices (dirfd, b, err) < 0)
     return -1;
-  return write_throttle (dirfd, "blkio.throttle.read_bps_device",
-                         b->throttle_read_bps_device,
-                         b->throttle_read_bps_device_len, err) < 0
-                 || write_throttle (dirfd, "blkio.throttle.write_bps_device",
-                                    b->throttle_write_bps_device,
-                                    b->throttle_write_bps_device_len, err) < 0
-                 || write_throttle (dirfd, "blkio.throttle.read_iops_device",
-                                    b->throttle_read_iops_device,
-                                    b->throttle_read_iops_device_len, err) < 0
-                 || write_throttle (dirfd, "blkio.throttle.write_iops_device",
-                                    b->throttle_write_iops_device,
-                                    b->throttle_write_iops_device_len, err) < 0
-             ? -1
-             : 0;
+  static const char *const files[4] = {
+    "blkio.throttle.read_bps_device", "blkio.throttle.write_bps_device",
+    "blkio.throttle.read_iops_device", "blkio.throttle.write_iops_device",
+  };
+  struct sr_cg_throttle lists[4];
+  sr_cg_throttle_lists (b, lists);
+  for (size_t i = 0; i < 4; i++)
+    if (write_throttle (dirfd, files[i], lists[i].d, lists[i].n, err) < 0)
+      return -1;
+  return 0;
 }
 
 int

@@ -157,16 +157,13 @@ sr_cg_v2_io (int dirfd, const oci_resources *r, sr_error **err)
                            io_weight_value (bfq, d->weight.value)) < 0)
         return -1;
     }
-  return io_max (dirfd, "rbps", b->throttle_read_bps_device,
-                 b->throttle_read_bps_device_len, err) < 0
-                 || io_max (dirfd, "wbps", b->throttle_write_bps_device,
-                            b->throttle_write_bps_device_len, err) < 0
-                 || io_max (dirfd, "riops", b->throttle_read_iops_device,
-                            b->throttle_read_iops_device_len, err) < 0
-                 || io_max (dirfd, "wiops", b->throttle_write_iops_device,
-                            b->throttle_write_iops_device_len, err) < 0
-             ? -1
-             : 0;
+  static const char *const keys[4] = { "rbps", "wbps", "riops", "wiops" };
+  struct sr_cg_throttle lists[4];
+  sr_cg_throttle_lists (b, lists);
+  for (size_t i = 0; i < 4; i++)
+    if (io_max (dirfd, keys[i], lists[i].d, lists[i].n, err) < 0)
+      return -1;
+  return 0;
 }
 
 int
