@@ -20,7 +20,8 @@ typedef struct sr_error
  * errnum != 0. */
 int sr_fail (sr_error **err, int errnum, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
-int sr_failv (sr_error **err, int errnum, const char *fmt, va_list ap);
+int sr_failv (sr_error **err, int errnum, const char *fmt, va_list ap)
+    __attribute__ ((format (printf, 3, 0)));
 
 /* Prefix the existing error with context: "CONTEXT: old message". */
 int sr_wrap (sr_error **err, const char *fmt, ...)

@@ -31,6 +31,9 @@ struct sr_spawn_ctx
   int listen_fds;     /* LISTEN_FDS passed through (part of preserve_fds) */
   bool no_pivot;
   bool no_new_keyring;
+  /* The runtime's own fds (the locked state directory, the store): the init
+   * closes them first, or a waiting init would hold the container's lock. */
+  int runtime_fds[2];
 
   /* which optional sync steps happen (both sides read these) */
   bool want_idmap;

@@ -22,7 +22,7 @@ void *xrealloc (void *p, size_t n);
 char *xstrdup (const char *s);
 char *xstrndup (const char *s, size_t n);
 char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
-char *xvasprintf (const char *fmt, va_list ap);
+char *xvasprintf (const char *fmt, va_list ap) __attribute__ ((format (printf, 1, 0)));
 
 /* Cleanup attributes.  Always initialise: `_cleanup_free_ char *p = NULL;`,
  * `_cleanup_close_ int fd = -1;`. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -235,6 +236,8 @@ prepare_spawn (struct create_txn *t, sr_error **err)
   s->seccomp = t->seccomp;
   s->no_pivot = t->opts->no_pivot;
   s->no_new_keyring = t->opts->no_new_keyring;
+  s->runtime_fds[0] = t->c.dirfd;
+  s->runtime_fds[1] = t->c.store.root_fd;
   s->listen_fds = listen_fds_from_env ();
   s->preserve_fds = t->opts->preserve_fds + s->listen_fds;
   if (sr_ns_plan_make (t->cfg->linux_, &s->ns, err) < 0)
@@ -432,13 +435,17 @@ start_now (struct create_txn *t, int *exit_status, const sigset_t *set, sr_error
     }
   if (t->opts->detach)
     return 0;
+  /* Other commands (kill, delete --force) must not wait for the whole life
+   * of the container: drop the lock while it runs. */
+  flock (t->c.dirfd, LOCK_UN);
   *exit_status = wait_for_exit (t->spawn.pid, set);
   if (t->opts->keep)
     return 0;
+  struct stat st;
+  if (flock (t->c.dirfd, LOCK_EX) < 0 || fstat (t->c.dirfd, &st) < 0 || st.st_nlink == 0)
+    return 0; /* deleted meanwhile */
   t->c.rec.pid = 0;
-  if (sr_container_destroy (&t->c, t->cfg, err) < 0)
-    return -1;
-  return 0;
+  return sr_container_destroy (&t->c, t->cfg, err);
 }
 
 int

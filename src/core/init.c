@@ -232,26 +232,20 @@ setup_process (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
   return 0;
 }
 
-/* The process environment: exactly process.env, plus LISTEN_FDS for socket
- * activation passed through, plus HOME when it is missing. */
+/* The process environment: process.env (with HOME from the container's
+ * passwd when missing), plus LISTEN_FDS for socket activation passed
+ * through. */
 static char **
 build_env (const struct sr_spawn_ctx *ctx)
 {
-  const oci_process *p = ctx->cfg->process;
-  char **env = strv_dup (p->env);
-  bool has_home = false;
+  char **env = sr_process_env (ctx->cfg->process);
 
-  for (size_t i = 0; env[i] != NULL; i++)
-    if (str_has_prefix (env[i], "HOME="))
-      has_home = true;
   if (ctx->listen_fds > 0)
     {
       _cleanup_free_ char *n = xasprintf ("LISTEN_FDS=%d", ctx->listen_fds);
       strv_append (&env, n);
       strv_append (&env, "LISTEN_PID=1");
     }
-  if (!has_home)
-    strv_append (&env, p->user.uid == 0 ? "HOME=/root" : "HOME=/");
   return env;
 }
 
@@ -289,6 +283,8 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
    * through /proc while host fds are still open (CVE-2016-9962). */
   prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
   reset_signals ();
+  for (size_t i = 0; i < ARRAY_SIZE (ctx->runtime_fds); i++)
+    sr_close (ctx->runtime_fds[i]);
 
   if (enter_namespaces (ctx, sync, err) < 0)
     return -1;

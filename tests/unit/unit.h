@@ -9,11 +9,13 @@
 
 static int unit_n, unit_failed;
 
+/* `cond` is evaluated exactly once: it may have side effects. */
 #define CHECK(cond, ...)                                                      \
   do                                                                          \
     {                                                                         \
+      int pass_ = (cond) ? 1 : 0;                                             \
       unit_n++;                                                               \
-      if (cond)                                                               \
+      if (pass_)                                                              \
         printf ("ok %d - ", unit_n);                                          \
       else                                                                    \
         {                                                                     \
@@ -21,7 +23,7 @@ static int unit_n, unit_failed;
           printf ("not ok %d - ", unit_n);                                    \
         }                                                                     \
       printf (__VA_ARGS__);                                                   \
-      if (!(cond))                                                            \
+      if (!pass_)                                                             \
         printf (" (%s:%d: %s)", __FILE__, __LINE__, #cond);                   \
       printf ("\n");                                                          \
     }                                                                         \
