@@ -50,6 +50,10 @@ int sr_no_new_privs_apply (const oci_process *p, sr_error **err);
  * malloc'd path.  An args[0] with a '/' is returned as is once checked
  * ("exec \"/bin/nope\": No such file or directory").  Not found in PATH:
  * ENOENT, "exec \"foo\": executable file not found in $PATH". */
+/* "exec \"PATH\": no such file or directory": Docker maps a failed start to
+ * exit status 127 or 126 by looking for Go's lowercase errno texts. */
+int sr_fail_exec (sr_error **err, int errnum, const char *path);
+
 char *sr_process_find_executable (const oci_process *p, sr_error **err);
 
 /* The environment for execve: a copy of p->env plus, when it has no HOME,

@@ -326,7 +326,7 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
     return -1;
 
   execve (exe, p->args, env);
-  return sr_fail (err, errno, "exec \"%s\"", exe);
+  return sr_fail_exec (err, errno, exe);
 }
 
 void

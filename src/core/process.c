@@ -2,6 +2,7 @@
  * cwd), noNewPrivileges, the executable lookup and the last fd sweep before
  * execve. */
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -254,6 +255,19 @@ search_path (const char *name, const char *path)
     }
 }
 
+int
+sr_fail_exec (sr_error **err, int errnum, const char *path)
+{
+  char text[128];
+
+  snprintf (text, sizeof text, "%s", strerror (errnum));
+  text[0] = (char) tolower ((unsigned char) text[0]);
+  sr_fail (err, 0, "exec \"%s\": %s", path, text);
+  if (err != NULL && *err != NULL)
+    (*err)->errnum = errnum;
+  return -1;
+}
+
 char *
 sr_process_find_executable (const oci_process *p, sr_error **err)
 {
@@ -272,7 +286,7 @@ sr_process_find_executable (const oci_process *p, sr_error **err)
       errnum = name[0] == '\0' ? ENOENT : check_executable (name);
       if (errnum != 0)
         {
-          sr_fail (err, errnum, "exec \"%s\"", name);
+          sr_fail_exec (err, errnum, name);
           return NULL;
         }
       return xstrdup (name);
