@@ -99,7 +99,8 @@ open_parent (int rootfd, const char *path, const char **base, sr_error **err)
 
 /* Make room for the node: a device of the same kind may go, as may anything
  * but a directory when `replace` (default devices); otherwise the spec wants
- * an error. */
+ * an error.  Returns 1 when the same device is there and cannot go because
+ * something is mounted on it (a bind of the host's node): it stays. */
 static int
 clear_place (int dirfd, const char *name, const struct dev_node *d,
              bool replace, sr_error **err)
@@ -113,9 +114,11 @@ clear_place (int dirfd, const char *name, const struct dev_node *d,
                   || st.st_rdev == makedev (d->major, d->minor));
   if (S_ISDIR (st.st_mode) || (!same && !replace))
     return sr_fail (err, EEXIST, "exists and is not the requested device");
-  if (unlinkat (dirfd, name, 0) < 0)
-    return sr_fail (err, errno, "remove the existing file");
-  return 0;
+  if (unlinkat (dirfd, name, 0) == 0)
+    return 0;
+  if (errno == EBUSY && same)
+    return 1;
+  return sr_fail (err, errno, "remove the existing file");
 }
 
 static int
@@ -161,8 +164,10 @@ make_node (const struct sr_rootfs_ctx *ctx, int rootfd, const char *rootpath,
   int r;
 
   dirfd = open_parent (rootfd, d->path, &name, err);
-  if (dirfd < 0 || clear_place (dirfd, name, d, replace, err) < 0)
+  if (dirfd < 0 || (r = clear_place (dirfd, name, d, replace, err)) < 0)
     r = -1;
+  else if (r > 0)
+    r = 0;
   else if (ctx->userns)
     r = bind_node (rootfd, rootpath, dirfd, name, d, err);
   else
