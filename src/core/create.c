@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "sandrun/cgroup.h"
 #include "sandrun/container.h"
 #include "sandrun/fdpass.h"
+#include "sandrun/foreground.h"
 #include "sandrun/hooks.h"
 #include "sandrun/lifecycle.h"
 #include "sandrun/log.h"
@@ -47,6 +49,7 @@ struct create_txn
   struct sr_spawn_ctx spawn;
   char *bundle;
   char *rootfs;
+  int console_relay; /* run with a terminal and no --console-socket */
   bool reserved;
   bool done;
 };
@@ -75,6 +78,7 @@ create_txn_release (struct create_txn *t)
   sr_close (t->spawn.sync_fd);
   sr_close (t->spawn.pidfd);
   sr_close (t->spawn.console_socket);
+  sr_close (t->console_relay);
   sr_close (t->spawn.fifo_fd);
   sr_ns_plan_clear (&t->spawn.ns);
   sr_seccomp_prog_free (t->seccomp);
@@ -123,7 +127,10 @@ load_bundle (struct create_txn *t, sr_error **err)
     return sr_fail (err, EINVAL, "config.json: root.path: required");
   if (cfg->process->args == NULL || cfg->process->args[0] == NULL)
     return sr_fail (err, EINVAL, "config.json: process.args: must not be empty");
-  if (cfg->process->terminal && t->opts->console_socket == NULL)
+  /* Without a console socket, a foreground `run` is the terminal's other
+   * end itself. */
+  if (cfg->process->terminal && t->opts->console_socket == NULL
+      && !(t->opts->start_now && !t->opts->detach))
     return sr_fail (err, EINVAL, "process.terminal needs --console-socket");
   if (!cfg->process->terminal && t->opts->console_socket != NULL)
     return sr_fail (err, EINVAL, "--console-socket needs process.terminal to be true");
@@ -201,6 +208,14 @@ allocate (struct create_txn *t, sr_error **err)
       s->console_socket = sr_unix_connect (t->opts->console_socket, err);
       if (s->console_socket < 0)
         return sr_wrap (err, "console socket");
+    }
+  else if (t->cfg->process->terminal)
+    {
+      int sv[2];
+      if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+        return sr_fail (err, errno, "console socket");
+      t->console_relay = sv[0];
+      s->console_socket = sv[1];
     }
   if (!t->opts->start_now)
     {
@@ -392,38 +407,6 @@ finish_create (struct create_txn *t, sr_error **err)
   return 0;
 }
 
-static const int forwarded_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
-                                         SIGWINCH, SIGCONT };
-
-static void
-block_forwarded_signals (sigset_t *set, sigset_t *old)
-{
-  sigemptyset (set);
-  for (size_t i = 0; i < ARRAY_SIZE (forwarded_signals); i++)
-    sigaddset (set, forwarded_signals[i]);
-  sigaddset (set, SIGCHLD);
-  sigprocmask (SIG_BLOCK, set, old);
-}
-
-/* `run` in the foreground: relay signals to the init until it exits. */
-static int
-wait_for_exit (pid_t pid, const sigset_t *set)
-{
-  for (;;)
-    {
-      int status;
-      pid_t r = waitpid (pid, &status, WNOHANG);
-      if (r == pid)
-        return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
-      if (r < 0 && errno != EINTR)
-        return 255;
-      siginfo_t info;
-      int sig = sigwaitinfo (set, &info);
-      if (sig > 0 && sig != SIGCHLD)
-        kill (pid, sig);
-    }
-}
-
 static int
 start_now (struct create_txn *t, int *exit_status, const sigset_t *set, sr_error **err)
 {
@@ -435,10 +418,21 @@ start_now (struct create_txn *t, int *exit_status, const sigset_t *set, sr_error
     }
   if (t->opts->detach)
     return 0;
+  _cleanup_close_ int master = -1;
+  if (t->console_relay >= 0)
+    {
+      master = sr_recv_fd (t->console_relay, NULL, 0, err);
+      if (master < 0)
+        return sr_wrap (err, "receive the terminal");
+    }
   /* Other commands (kill, delete --force) must not wait for the whole life
    * of the container: drop the lock while it runs. */
   flock (t->c.dirfd, LOCK_UN);
-  *exit_status = wait_for_exit (t->spawn.pid, set);
+  struct termios saved;
+  bool raw = master >= 0 && sr_foreground_raw_terminal (&saved) == 0;
+  *exit_status = sr_foreground_wait (t->spawn.pid, master, set);
+  if (raw)
+    sr_foreground_restore_terminal (&saved);
   if (t->opts->keep)
     return 0;
   struct stat st;
@@ -455,6 +449,7 @@ sr_container_create (const struct sr_globals *g, const char *id,
   __attribute__ ((cleanup (create_txn_release))) struct create_txn t = {
     .g = g, .opts = opts, .id = id, .c = SR_CONTAINER_INIT,
     .spawn = { .console_socket = -1, .fifo_fd = -1, .pidfd = -1, .sync_fd = -1 },
+    .console_relay = -1,
   };
   sigset_t set, old;
   int r;
@@ -468,7 +463,7 @@ sr_container_create (const struct sr_globals *g, const char *id,
       || prepare_spawn (&t, err) < 0)
     return sr_wrap (err, "create \"%s\"", id);
 
-  block_forwarded_signals (&set, &old);
+  sr_foreground_block_signals (&set, &old);
   r = sr_spawn_clone (&t.spawn, err);
   if (r == 0)
     r = drive_init (&t, err);
