@@ -22,6 +22,7 @@
 #include "sandrun/foreground.h"
 #include "sandrun/hooks.h"
 #include "sandrun/lifecycle.h"
+#include "sandrun/linux_attrs.h"
 #include "sandrun/log.h"
 #include "sandrun/namespaces.h"
 #include "sandrun/seccomp.h"
@@ -353,6 +354,8 @@ drive_init (struct create_txn *t, sr_error **err)
     return -1;
   if (sr_cgroup_enter (t->cg, s->pid, err) < 0)
     return sr_wrap (err, "cgroup");
+  if (sr_linux_attrs_parent (t->cfg, t->id, s->pid, err) < 0)
+    return -1;
   if (sr_sync_send (s->sync_fd, SR_SYNC_STEP, SR_STEP_CGROUP_DONE, NULL, err) < 0)
     return -1;
   if (s->want_state_data)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sandrun/hooks.h"
+#include "sandrun/linux_attrs.h"
 #include "sandrun/log.h"
 #include "sandrun/procfs.h"
 #include "sandrun/process.h"
@@ -219,11 +220,15 @@ setup_process (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
   ctx->console_socket = -1;
   if (sr_rlimits_apply (p, err) < 0 || sr_oom_score_adj_apply (p, err) < 0)
     return -1;
+  if (sr_linux_attrs_process (ctx->cfg, err) < 0)
+    return -1;
   /* Without no_new_privs, loading a filter needs CAP_SYS_ADMIN: before the
    * capabilities go.  With it, as late as possible. */
   if (!nnp && load_seccomp (ctx, sync, err) < 0)
     return -1;
   if (sr_process_switch_identity (p, err) < 0)
+    return -1;
+  if (sr_linux_attrs_exec_labels (p, err) < 0)
     return -1;
   if (sr_no_new_privs_apply (p, err) < 0)
     return -1;

@@ -1,0 +1,29 @@
+/* The per-process and per-container Linux attributes beyond namespaces,
+ * mounts and credentials (config-linux.md, config.md): personality,
+ * scheduler, ioPriority, execCPUAffinity, memoryPolicy, netDevices, intelRdt,
+ * AppArmor and SELinux labels.  Each is applied or refused with a clear
+ * error; none is silently ignored. */
+#ifndef SANDRUN_LINUX_ATTRS_H
+#define SANDRUN_LINUX_ATTRS_H
+
+#include <sys/types.h>
+
+#include "oci-spec/types.h"
+#include "sandrun/error.h"
+
+/* Parent, after the init is in its cgroup and before it continues:
+ * netDevices (moved into the init's network namespace), intelRdt. */
+int sr_linux_attrs_parent (const oci_config *cfg, const char *id, pid_t init_pid,
+                           sr_error **err);
+
+/* Init, after pivot_root and rlimits, still as root, before the identity
+ * switch: personality, scheduler, ioPriority, memoryPolicy,
+ * execCPUAffinity.initial. */
+int sr_linux_attrs_process (const oci_config *cfg, sr_error **err);
+
+/* Init, last before execve-time (after the identity switch, before
+ * seccomp when noNewPrivileges): the AppArmor profile and SELinux label the
+ * process gets at execve. */
+int sr_linux_attrs_exec_labels (const oci_process *p, sr_error **err);
+
+#endif
