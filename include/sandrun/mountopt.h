@@ -1,5 +1,6 @@
-/* Mount options (config.json "mounts[].options", mount(8) names) and the
- * primitives that apply them to a target opened under an untrusted root.
+/* Mount options (config.json "mounts[].options", mount(8) names; mountopt.c)
+ * and the primitives that apply them to a target opened under an untrusted
+ * root (mount.c).
  *
  * Mounts are made with the new mount API (fsopen/fsmount, open_tree,
  * mount_setattr, move_mount) so a mount is fully configured before it becomes
@@ -21,7 +22,7 @@ struct sr_mount_opts
   unsigned long propagation; /* MS_SHARED/SLAVE/PRIVATE/UNBINDABLE [|MS_REC] */
   uint64_t rec_set;          /* MOUNT_ATTR_* set with AT_RECURSIVE (rro, ...) */
   uint64_t rec_clr;          /* MOUNT_ATTR_* cleared with AT_RECURSIVE */
-  char **data;               /* filesystem options in order ("size=64k"), or NULL */
+  char **data;               /* filesystem options in order ("size=64k") */
   bool copyup;               /* "tmpcopyup": fill the new filesystem with
                                 what the target directory held */
 };
@@ -45,6 +46,12 @@ char *sr_mount_opts_data (const struct sr_mount_opts *o);
  * `clr` (clr includes MOUNT_ATTR__ATIME when an atime mode is chosen). */
 void sr_mount_opts_attr (const struct sr_mount_opts *o, uint64_t *set,
                          uint64_t *clr);
+
+/* mount(2) flags `flags` (ST_* of statvfs, or MS_*: the per-mount ones are
+ * kept) changed by MOUNT_ATTR_* set/clr, for a bind remount without
+ * mount_setattr. */
+unsigned long sr_mount_attr_to_ms (unsigned long flags, uint64_t set,
+                                   uint64_t clr);
 
 /* A propagation name ("rslave", "private", ...) as MS_* flags; 0 when the
  * name is not one. */
