@@ -40,6 +40,13 @@ const oci_namespace *sr_config_namespace (const oci_config *cfg,
 /* Whether /dev is ours to populate: not when the config bind-mounts it. */
 bool sr_dev_needs_setup (const oci_config *cfg);
 
+/* Whether a mount destination names /dev ("/dev", "dev/", "//dev"). */
+bool sr_dev_is_dev_path (const char *path);
+
+/* After the pivot: a /dev mount the config wants read-only, which was
+ * mounted writable for the nodes to be made, becomes read-only. */
+int sr_dev_finalize (const oci_config *cfg, int rootfd, sr_error **err);
+
 /* Populate /dev under rootfd (whose kernel path is rootpath): default
  * devices, linux.devices, the /dev/fd & co symlinks, /dev/ptmx and, with a
  * terminal, an empty /dev/console for the pty to be bound on. */

@@ -48,8 +48,8 @@ static const struct
 };
 
 /* "/dev", "dev/", "//dev" */
-static bool
-path_is_dev (const char *p)
+bool
+sr_dev_is_dev_path (const char *p)
 {
   while (*p == '/')
     p++;
@@ -67,7 +67,7 @@ sr_dev_needs_setup (const oci_config *cfg)
     {
       const oci_mount *m = &cfg->mounts[i];
       _cleanup_mount_opts_ struct sr_mount_opts o = { 0 };
-      if (m->destination == NULL || !path_is_dev (m->destination))
+      if (m->destination == NULL || !sr_dev_is_dev_path (m->destination))
         continue;
       if (sr_mount_opts_parse (m->options, &o, NULL) == 0
           && sr_mount_opts_is_bind (&o, m->type))
@@ -294,5 +294,28 @@ sr_dev_setup (const struct sr_rootfs_ctx *ctx, int rootfd,
     return -1;
   if (proc && proc->terminal && make_console (devfd, err) < 0)
     return -1;
+  return 0;
+}
+
+/* A read-only /dev was mounted writable for the nodes to be made: now it
+ * becomes what the config asked (as runc does). */
+int
+sr_dev_finalize (const oci_config *cfg, int rootfd, sr_error **err)
+{
+  for (size_t i = 0; i < cfg->mounts_len; i++)
+    {
+      const oci_mount *m = &cfg->mounts[i];
+      _cleanup_mount_opts_ struct sr_mount_opts o = { 0 };
+      _cleanup_close_ int fd = -1;
+
+      if (m->destination == NULL || !sr_dev_is_dev_path (m->destination)
+          || sr_mount_opts_parse (m->options, &o, NULL) < 0
+          || sr_mount_opts_is_bind (&o, m->type) || !(o.flags & MS_RDONLY))
+        continue;
+      fd = sr_open_in_root (rootfd, "/dev", O_PATH | O_DIRECTORY, 0, err);
+      if (fd < 0
+          || sr_mount_setattr_fd (fd, MOUNT_ATTR_RDONLY, 0, false, 0, err) < 0)
+        return sr_wrap (err, "remount \"/dev\" read-only");
+    }
   return 0;
 }

@@ -550,6 +550,9 @@ do_mount (const struct mount_env *env, const oci_mount *m, sr_error **err)
                     m->destination);
 
   int r;
+  /* Made read-only in finalize, once its nodes exist. */
+  if (sr_dev_is_dev_path (m->destination))
+    o.flags &= ~MS_RDONLY;
   if (strcmp (type, "cgroup") == 0)
     r = mount_cgroup (env, m, &o, err);
   else if (strcmp (type, "sysfs") == 0)
@@ -672,6 +675,8 @@ sr_rootfs_finalize (const struct sr_rootfs_ctx *ctx, sr_error **err)
   if (lx && sr_paths_readonly (rootfd, lx->readonly_paths, err) < 0)
     return -1;
   if (lx && sr_paths_mask (rootfd, lx->masked_paths, err) < 0)
+    return -1;
+  if (sr_dev_finalize (cfg, rootfd, err) < 0)
     return -1;
   if (cfg->root && cfg->root->readonly
       && sr_mount_setattr_fd (rootfd, MOUNT_ATTR_RDONLY, 0, false, 0, err) < 0)
