@@ -18,17 +18,35 @@ struct sr_rootfs_ctx
   bool userns;        /* in a new user namespace: devices are bind-mounted */
 };
 
-/* Before pivot_root: "/" made rslave (or private), the rootfs bound onto
- * itself, `mounts` applied in order, /dev populated (default devices,
- * linux.devices, /dev/fd & co symlinks, /dev/ptmx), all beneath the rootfs. */
+/* Before pivot_root: "/" made rslave (or rootfsPropagation; an unbindable
+ * one waits for finalize, and a shared one makes the rootfs' parent mount
+ * private), the rootfs bound onto itself, `mounts` applied in order, /dev
+ * populated (default devices, linux.devices, /dev/fd & co symlinks,
+ * /dev/ptmx, /dev/console with a terminal) unless /dev is a bind mount.
+ *
+ * Each mount target is opened under the rootfs (safepath) and mounted on by
+ * fd; a mount that ends up outside the rootfs, or over a procfs file other
+ * than runc's list (/proc/cpuinfo, /proc/meminfo, ... for lxcfs), is an
+ * error.  Mount types: bind/rbind (host source, relative to the bundle),
+ * "remount", "cgroup" (cgroup2 on a v2 host, else a tmpfs holding each v1
+ * hierarchy the init belongs to: its own cgroup bound, or with a cgroup
+ * namespace a fresh mount), sysfs (in a user namespace that cannot mount it:
+ * the host's /sys bound read-only), any other filesystem type with the
+ * options as its data.  Not supported: idmapped mounts (uidMappings, "idmap")
+ * and linux.mountLabel (ignored).  The init must already be in the
+ * container's cgroup. */
 int sr_rootfs_prepare (const struct sr_rootfs_ctx *ctx, sr_error **err);
 
-/* Switch the root: pivot_root(2) and detach the old root, or with no_pivot,
- * MS_MOVE onto / and chroot.  The cwd is "/" afterwards. */
+/* Switch the root: pivot_root(".", ".") and detach the old root (made rslave
+ * first, so the detach does not reach the host), or with no_pivot, MS_MOVE
+ * onto / and chroot.  The cwd is "/" afterwards, and the cached procfs
+ * handle (the host's) is dropped: sr_procfs_reset. */
 int sr_rootfs_pivot (const struct sr_rootfs_ctx *ctx, sr_error **err);
 
-/* After the pivot: maskedPaths, readonlyPaths, root.readonly, and
- * rootfsPropagation. */
+/* After the pivot: readonlyPaths (recursive ro,nosuid,nodev,noexec binds),
+ * maskedPaths (the container's /dev/null, checked to be 1:3, bound over
+ * files; a read-only tmpfs over directories; missing paths skipped), a
+ * read-only /dev made read-only, root.readonly, rootfsPropagation. */
 int sr_rootfs_finalize (const struct sr_rootfs_ctx *ctx, sr_error **err);
 
 /* ---- steps of the module, called by the three above (dev.c, paths.c) ---- */
