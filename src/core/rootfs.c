@@ -175,7 +175,16 @@ check_proc_target (const struct mount_env *env, int target, const char *type,
                   "may be mounted over", rel);
 }
 
-/* The mount target, created when missing, refused on procfs. */
+static bool
+same_inode (int a, int b)
+{
+  struct stat sa, sb;
+  return fstat (a, &sa) == 0 && fstat (b, &sb) == 0 && sa.st_dev == sb.st_dev
+         && sa.st_ino == sb.st_ino;
+}
+
+/* The mount target, created when missing; refused on procfs or when it is
+ * the root itself (the mounts after it would land beneath it, unseen). */
 static int
 open_target (const struct mount_env *env, const char *dest, bool dir,
              const char *type, sr_error **err)
@@ -184,6 +193,8 @@ open_target (const struct mount_env *env, const char *dest, bool dir,
                                                      dir ? 0755 : 0644, err);
   if (fd < 0 || check_proc_target (env, fd, type, err) < 0)
     return -1;
+  if (same_inode (fd, env->rootfd))
+    return sr_fail (err, EINVAL, "the target is the rootfs itself");
   return steal_fd (&fd);
 }
 
@@ -578,6 +589,13 @@ rootfs_realpath (const struct sr_rootfs_ctx *ctx, sr_error **err)
   p = realpath (ctx->rootfs, NULL);
   if (p == NULL)
     sr_fail (err, errno, "rootfs \"%s\"", ctx->rootfs);
+  else if (strcmp (p, "/") == 0)
+    {
+      sr_fail (err, EINVAL, "rootfs \"%s\": the host's root cannot be the "
+               "container's", ctx->rootfs);
+      free (p);
+      p = NULL;
+    }
   return p;
 }
 
