@@ -85,17 +85,39 @@ fs_config (int fsfd, const char *key, const char *value, sr_error **err)
                   value ? value : "", log);
 }
 
-/* Superblock flags that fsconfig knows by name. */
+/* Superblock flags, by the names fsconfig knows.  "silent" (quieter kernel
+ * messages) and "iversion" are only passed on to the filesystems that take
+ * them: mount(2) ignores both elsewhere too. */
 static const struct
 {
   unsigned long ms;
   const char *name;
+  bool optional;
 } sb_flags[] = {
-  { MS_RDONLY, "ro" },       { MS_SYNCHRONOUS, "sync" },
-  { MS_DIRSYNC, "dirsync" }, { MS_MANDLOCK, "mand" },
-  { MS_LAZYTIME, "lazytime" }, { MS_SILENT, "silent" },
-  { MS_I_VERSION, "iversion" },
+  { MS_RDONLY, "ro", false },         { MS_SYNCHRONOUS, "sync", false },
+  { MS_DIRSYNC, "dirsync", false },   { MS_MANDLOCK, "mand", false },
+  { MS_LAZYTIME, "lazytime", false }, { MS_SILENT, "silent", true },
+  { MS_I_VERSION, "iversion", true },
 };
+
+static int
+fs_config_sb_flags (int fsfd, unsigned long flags, sr_error **err)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (sb_flags); i++)
+    {
+      _cleanup_error_ sr_error *e = NULL;
+      if (!(flags & sb_flags[i].ms)
+          || fs_config (fsfd, sb_flags[i].name, NULL, &e) == 0)
+        continue;
+      if (!sb_flags[i].optional || e->errnum != EINVAL)
+        {
+          *err = steal_pointer (&e);
+          return -1;
+        }
+      sr_debug ("ignored: %s", e->msg);
+    }
+  return 0;
+}
 
 static int
 fs_config_all (int fsfd, const char *source, const struct sr_mount_opts *o,
@@ -103,10 +125,8 @@ fs_config_all (int fsfd, const char *source, const struct sr_mount_opts *o,
 {
   if (source && fs_config (fsfd, "source", source, err) < 0)
     return -1;
-  for (size_t i = 0; i < ARRAY_SIZE (sb_flags); i++)
-    if ((o->flags & sb_flags[i].ms) && fs_config (fsfd, sb_flags[i].name,
-                                                  NULL, err) < 0)
-      return -1;
+  if (fs_config_sb_flags (fsfd, o->flags, err) < 0)
+    return -1;
   for (size_t i = 0; o->data && o->data[i]; i++)
     {
       _cleanup_free_ char *key = xstrdup (o->data[i]);
