@@ -225,7 +225,8 @@ make_devices (const struct sr_rootfs_ctx *ctx, int rootfd,
 
   for (size_t i = 0; i < ARRAY_SIZE (default_devices); i++)
     if (!config_has_device (ctx->cfg, default_devices[i].path)
-        && make_node (ctx, rootfd, rootpath, &default_devices[i], true, err) < 0)
+        && make_node (ctx, rootfd, rootpath, &default_devices[i], true,
+                      err) < 0)
       return -1;
   for (size_t i = 0; lx != NULL && i < lx->devices_len; i++)
     {

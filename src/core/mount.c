@@ -523,7 +523,8 @@ sr_mount_bind_at (const struct sr_mount_at *t, int srcdirfd,
       if (mntfd < 0)
         return sr_fail (err, errno, "open_tree");
       /* Flags first: the mount is never visible without them. */
-      if (bind_apply_flags (mntfd, o, err) < 0 || attach (mntfd, t->fd, err) < 0)
+      if (bind_apply_flags (mntfd, o, err) < 0
+          || attach (mntfd, t->fd, err) < 0)
         return -1;
     }
   else

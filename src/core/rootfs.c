@@ -163,7 +163,8 @@ check_proc_target (const struct mount_env *env, int target, const char *type,
   if (where == NULL)
     return sr_fail (err, errno, "path of the target");
   rel = where;
-  if (strcmp (env->rootpath, "/") != 0 && strncmp (where, env->rootpath, n) == 0)
+  if (strcmp (env->rootpath, "/") != 0
+      && strncmp (where, env->rootpath, n) == 0)
     rel = where + n;
   if ((str_eq (type, "proc") && strcmp (rel, "/proc") == 0)
       || str_has_prefix (rel, "/proc/pressure/"))
@@ -261,7 +262,8 @@ mount_remount (const struct mount_env *env, const oci_mount *m,
   target = sr_open_in_root (env->rootfd, m->destination, O_PATH, 0, err);
   if (target < 0 || check_proc_target (env, target, m->type, err) < 0)
     return -1;
-  struct sr_mount_at t = { env->rootfd, m->destination, target, env->rootpath };
+  struct sr_mount_at t = { env->rootfd, m->destination, target,
+                           env->rootpath };
   mnt = sr_mount_remount_at (&t, m->type, o, err);
   return mnt < 0 ? -1 : 0;
 }
@@ -300,7 +302,7 @@ mount_proc (const struct mount_env *env, const oci_mount *m,
 {
   if (mount_new_fs (env, m->destination, m->type, m->source, o, err) == 0)
     return 0;
-  if (env->ctx->userns && (*err)->errnum == EPERM)
+  if (env->ctx->userns && err && *err && (*err)->errnum == EPERM)
     sr_wrap (err, "a user namespace mounts proc only where the host's /proc "
              "is fully visible (no mounts over its files)");
   return -1;
@@ -315,7 +317,8 @@ own_cgroup_path (const char *self_cgroup, const char *controllers)
   _cleanup_free_ char *copy = xstrdup (self_cgroup);
   char *save = NULL;
 
-  for (char *l = strtok_r (copy, "\n", &save); l; l = strtok_r (NULL, "\n", &save))
+  for (char *l = strtok_r (copy, "\n", &save); l;
+       l = strtok_r (NULL, "\n", &save))
     {
       char *c = strchr (l, ':');
       char *p = c ? strchr (c + 1, ':') : NULL;
@@ -406,7 +409,8 @@ v1_controllers (const char *self_cgroup, const char *superopts)
   _cleanup_free_ char *opts = xasprintf (",%s,", superopts);
   char *save = NULL;
 
-  for (char *l = strtok_r (copy, "\n", &save); l; l = strtok_r (NULL, "\n", &save))
+  for (char *l = strtok_r (copy, "\n", &save); l;
+       l = strtok_r (NULL, "\n", &save))
     {
       char *c = strchr (l, ':');
       char *p = c ? strchr (c + 1, ':') : NULL;
@@ -416,7 +420,8 @@ v1_controllers (const char *self_cgroup, const char *superopts)
       *p = '\0';
       _cleanup_free_ char *ctrls = xstrdup (c + 1);
       char *s2 = NULL;
-      for (char *k = strtok_r (ctrls, ",", &s2); k; k = strtok_r (NULL, ",", &s2))
+      for (char *k = strtok_r (ctrls, ",", &s2); k;
+           k = strtok_r (NULL, ",", &s2))
         {
           _cleanup_free_ char *needle = xasprintf (",%s,", k);
           all = all && strstr (opts, needle) != NULL;
@@ -437,7 +442,8 @@ cgroup_v1_aliases (int dirfd, const char *name, sr_error **err)
 
   if (strchr (name, ',') == NULL)
     return 0;
-  for (char *k = strtok_r (copy, ",", &save); k; k = strtok_r (NULL, ",", &save))
+  for (char *k = strtok_r (copy, ",", &save); k;
+       k = strtok_r (NULL, ",", &save))
     if (symlinkat (name, dirfd, k) < 0 && errno != EEXIST)
       return sr_fail (err, errno, "symlink \"%s\"", k);
   return 0;
@@ -450,7 +456,8 @@ mount_cgroup_v1_one (const struct mount_env *env, const char *dest,
 {
   const char *name = e->mountpoint + strlen (HOST_CGROUP_ROOT "/");
   bool v2 = strcmp (e->fstype, "cgroup2") == 0;
-  _cleanup_free_ char *ctrls = v2 ? xstrdup ("") : v1_controllers (self, e->superopts);
+  _cleanup_free_ char *ctrls = v2 ? xstrdup ("")
+                                  : v1_controllers (self, e->superopts);
   _cleanup_free_ char *sub = xasprintf ("%s/%s", dest, name);
   _cleanup_free_ char *path = NULL, *src = NULL;
   struct sr_mount_opts h = *o;
@@ -501,16 +508,20 @@ mount_cgroup_v1 (const struct mount_env *env, const oci_mount *m,
                            0, err);
   if (dirfd < 0)
     return -1;
-  for (char *l = strtok_r (info, "\n", &save); l; l = strtok_r (NULL, "\n", &save))
+  for (char *l = strtok_r (info, "\n", &save); l;
+       l = strtok_r (NULL, "\n", &save))
     {
       struct mountinfo_entry e;
+      const char *name;
       if (!parse_mountinfo_line (l, &e)
           || !str_has_prefix (e.mountpoint, HOST_CGROUP_ROOT "/")
-          || strchr (e.mountpoint + strlen (HOST_CGROUP_ROOT "/"), '/')
           || (strcmp (e.fstype, "cgroup") && strcmp (e.fstype, "cgroup2")))
         continue;
+      name = e.mountpoint + strlen (HOST_CGROUP_ROOT "/");
+      if (strchr (name, '/'))
+        continue;
       if (mount_cgroup_v1_one (env, m->destination, &e, self, o, err) < 0
-          || cgroup_v1_aliases (dirfd, e.mountpoint + strlen (HOST_CGROUP_ROOT "/"), err) < 0)
+          || cgroup_v1_aliases (dirfd, name, err) < 0)
         return sr_wrap (err, "%s", e.mountpoint);
     }
   if (o->flags & MS_RDONLY)
@@ -620,7 +631,8 @@ sr_rootfs_prepare (const struct sr_rootfs_ctx *ctx, sr_error **err)
   for (size_t i = 0; i < cfg->mounts_len; i++)
     if (do_mount (&env, &cfg->mounts[i], err) < 0)
       return -1;
-  if (sr_dev_needs_setup (cfg) && sr_dev_setup (ctx, rootfd, rootpath, err) < 0)
+  if (sr_dev_needs_setup (cfg)
+      && sr_dev_setup (ctx, rootfd, rootpath, err) < 0)
     return -1;
   return 0;
 }

@@ -23,7 +23,8 @@ sysctl_components (const char *name, sr_error **err)
   for (;;)
     {
       size_t n = strcspn (p, sep);
-      if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && strncmp (p, "..", 2) == 0))
+      if (n == 0 || (n == 1 && p[0] == '.')
+          || (n == 2 && strncmp (p, "..", 2) == 0))
         {
           sr_fail (err, EINVAL, "sysctl \"%s\": invalid name", name);
           return NULL;
