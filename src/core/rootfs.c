@@ -268,32 +268,37 @@ mount_remount (const struct mount_env *env, const oci_mount *m,
   return mnt < 0 ? -1 : 0;
 }
 
-/* sysfs belongs to the network namespace: a user namespace without its own
- * cannot mount it.  The host's /sys, read-only, stands in (as crun does). */
+/* sysfs belongs to the network namespace and mqueue to the ipc one: a user
+ * namespace without its own cannot mount them.  The host's, bound read-only
+ * for sysfs (as crun does) and as asked for mqueue (as runc does), stands
+ * in. */
 static int
-mount_sysfs (const struct mount_env *env, const oci_mount *m,
-             const struct sr_mount_opts *o, sr_error **err)
+mount_or_bind_host (const struct mount_env *env, const oci_mount *m,
+                    const struct sr_mount_opts *o, const char *host,
+                    sr_error **err)
 {
   _cleanup_error_ sr_error *first = NULL;
   struct sr_mount_opts bind = { .flags = MS_BIND | MS_REC };
   uint64_t clr;
 
-  if (mount_new_fs (env, m->destination, "sysfs", m->source, o, &first) == 0)
+  if (mount_new_fs (env, m->destination, m->type, m->source, o, &first) == 0)
     return 0;
   if (!env->ctx->userns || first->errnum != EPERM)
     {
       *err = steal_pointer (&first);
       return -1;
     }
-  sr_debug ("sysfs at \"%s\": %s; binding the host's /sys", m->destination,
-            first->msg);
-  bind.flags |= MS_RDONLY | (o->flags & (MS_NOSUID | MS_NODEV | MS_NOEXEC));
+  sr_debug ("%s at \"%s\": %s; binding the host's %s", m->type,
+            m->destination, first->msg, host);
+  bind.flags |= o->flags & (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC);
+  if (strcmp (m->type, "sysfs") == 0)
+    bind.flags |= MS_RDONLY;
   if (sr_mount_api_available ())
     {
       sr_mount_opts_attr (&bind, &bind.rec_set, &clr);
       bind.rec_set &= ~(uint64_t) MOUNT_ATTR__ATIME;
     }
-  return mount_host_path (env, m->destination, "/sys", &bind, err);
+  return mount_host_path (env, m->destination, host, &bind, err);
 }
 
 static int
@@ -578,7 +583,9 @@ do_mount (const struct mount_env *env, const oci_mount *m, sr_error **err)
   if (strcmp (type, "cgroup") == 0)
     r = mount_cgroup (env, m, &o, err);
   else if (strcmp (type, "sysfs") == 0)
-    r = mount_sysfs (env, m, &o, err);
+    r = mount_or_bind_host (env, m, &o, "/sys", err);
+  else if (strcmp (type, "mqueue") == 0)
+    r = mount_or_bind_host (env, m, &o, "/dev/mqueue", err);
   else if (strcmp (type, "proc") == 0)
     r = mount_proc (env, m, &o, err);
   else
