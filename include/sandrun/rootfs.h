@@ -30,9 +30,9 @@ struct sr_rootfs_ctx
  * error.  Mount types: bind/rbind (host source, relative to the bundle),
  * "remount", "cgroup" (cgroup2 on a v2 host, else a tmpfs holding each v1
  * hierarchy the init belongs to: its own cgroup bound, or with a cgroup
- * namespace a fresh mount), sysfs (in a user namespace that cannot mount it:
- * the host's /sys bound read-only), any other filesystem type with the
- * options as its data.  Not supported: idmapped mounts (uidMappings, "idmap")
+ * namespace a fresh mount), sysfs and mqueue (in a user namespace that
+ * cannot mount them: the host's /sys bound read-only, /dev/mqueue bound),
+ * any other filesystem type with the options as its data.  Not supported: idmapped mounts (uidMappings, "idmap")
  * and linux.mountLabel (ignored).  The init must already be in the
  * container's cgroup. */
 int sr_rootfs_prepare (const struct sr_rootfs_ctx *ctx, sr_error **err);
