@@ -7,6 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "oci-spec/oci-spec.h"
+#include "sandrun/exeseal.h"
 #include "sandrun/log.h"
 #include "sandrun/state.h"
 #include "sandrun/util.h"
@@ -123,6 +124,12 @@ main (int argc, char **argv)
       return 1;
     }
   if (sr_log_init (g.log, strcmp (g.log_format, "json") == 0, g.debug, &err) < 0)
+    {
+      sr_log_fatal_error (err);
+      return 1;
+    }
+  /* Before anything can enter a container (CVE-2019-5736). */
+  if (sr_exeseal_ensure (argv[first], argv, &err) < 0)
     {
       sr_log_fatal_error (err);
       return 1;

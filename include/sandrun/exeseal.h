@@ -1,0 +1,40 @@
+/* The defence against CVE-2019-5736: a container process must never get a
+ * writable handle on the runtime binary through /proc/<pid>/exe of a runtime
+ * process (the parent of a create/run/exec, or the init before its execve).
+ *
+ * Before any command that creates or enters a container, sandrun makes sure
+ * that it runs from a handle that cannot be written: nothing to do when the
+ * binary is on a read-only mount or is already a sealed memfd; otherwise it
+ * re-executes itself from a detached read-only bind of its own file
+ * (open_tree + mount_setattr: the same inode, reached through a mount that
+ * refuses writes with EROFS and that appears in no mount table), falling
+ * back to a sealed memfd copy (F_SEAL_SEAL|SHRINK|GROW|WRITE).  An
+ * environment marker stops a loop; it is removed from the environment as
+ * soon as the new image starts, so neither hooks nor the container see it. */
+#ifndef SANDRUN_EXESEAL_H
+#define SANDRUN_EXESEAL_H
+
+#include <stdbool.h>
+
+#include "sandrun/error.h"
+
+/* The marker set for the re-executed image (internal; documented for
+ * debugging). */
+#define SR_EXESEAL_ENV "_SANDRUN_EXESEALED"
+
+/* Whether `command` (argv's command name) creates or enters a container
+ * and so needs the protection: create, run, exec. */
+bool sr_exeseal_needed (const char *command);
+
+/* When `command` needs it, make sure this process runs from a handle that
+ * cannot be written; re-executes `argv` (does not return) when it does not
+ * yet.  Returns 0 when the process is protected or the command needs no
+ * protection, < 0 when no protection could be set up (the caller must not
+ * go on with the command). */
+int sr_exeseal_ensure (const char *command, char **argv, sr_error **err);
+
+/* How this process's binary is protected now: "read-only mount",
+ * "sealed memfd", or NULL when it is writable (for tests and debug logs). */
+const char *sr_exeseal_protection (void);
+
+#endif

@@ -1,0 +1,214 @@
+/* CVE-2019-5736: run from a handle on the runtime binary that no container
+ * process can write (see exeseal.h for the order of the methods). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "sandrun/exeseal.h"
+#include "sandrun/log.h"
+#include "sandrun/util.h"
+
+#define SELF_EXE "/proc/self/exe"
+#define ALL_SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
+extern char **environ;
+
+/* The commands during which a runtime process runs next to, or inside, a
+ * container. */
+static const char *const protected_commands[] = { "create", "run", "exec" };
+
+bool
+sr_exeseal_needed (const char *command)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (protected_commands); i++)
+    if (strcmp (command, protected_commands[i]) == 0)
+      return true;
+  return false;
+}
+
+/* The mount's flags count, not only the filesystem's: a ro bind of a
+ * writable filesystem refuses writes through it too. */
+static bool
+fd_on_readonly_mount (int fd)
+{
+  struct statvfs sv;
+  return fstatvfs (fd, &sv) == 0 && (sv.f_flag & ST_RDONLY) != 0;
+}
+
+static bool
+fd_is_sealed_memfd (int fd)
+{
+  int seals = fcntl (fd, F_GET_SEALS);
+  return seals >= 0 && (seals & ALL_SEALS) == ALL_SEALS;
+}
+
+const char *
+sr_exeseal_protection (void)
+{
+  _cleanup_close_ int fd = open (SELF_EXE, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  if (fd_is_sealed_memfd (fd))
+    return "sealed memfd";
+  if (fd_on_readonly_mount (fd))
+    return "read-only mount";
+  return NULL;
+}
+
+/* The same inode through a detached read-only bind: no copy, and nothing
+ * in any mount table (the mount lives as long as the files that use it). */
+static int
+open_readonly_bind (sr_error **err)
+{
+  struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+  _cleanup_close_ int mnt = open_tree (AT_FDCWD, SELF_EXE, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  if (mnt < 0)
+    return sr_fail (err, errno, "open_tree \"%s\"", SELF_EXE);
+  if (mount_setattr (mnt, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0)
+    return sr_fail (err, errno, "mount_setattr read-only on \"%s\"", SELF_EXE);
+  /* The mount fd is an O_PATH handle: reopen the file through it. */
+  char path[64];
+  snprintf (path, sizeof path, "/proc/self/fd/%d", mnt);
+  _cleanup_close_ int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return sr_fail (err, errno, "open the read-only bind of \"%s\"", SELF_EXE);
+  if (!fd_on_readonly_mount (fd))
+    return sr_fail (err, EROFS, "the bind of \"%s\" is not read-only", SELF_EXE);
+  return steal_fd (&fd);
+}
+
+static int
+new_memfd (sr_error **err)
+{
+  int fd = memfd_create ("sandrun", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+  /* Before Linux 6.3 every memfd is executable and MFD_EXEC is unknown. */
+  if (fd < 0 && errno == EINVAL)
+    fd = memfd_create ("sandrun", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0)
+    return sr_fail (err, errno, "memfd_create");
+  return fd;
+}
+
+static int
+copy_all (int from, int to, sr_error **err)
+{
+  char buf[65536];
+  for (;;)
+    {
+      ssize_t n = sendfile (to, from, NULL, 1 << 30);
+      if (n > 0)
+        continue;
+      if (n == 0)
+        return 0;
+      if (errno == EINTR)
+        continue;
+      if (errno != EINVAL && errno != ENOSYS)
+        return sr_fail (err, errno, "copy \"%s\"", SELF_EXE);
+      break;
+    }
+  for (;;)
+    {
+      ssize_t n = read (from, buf, sizeof buf);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return sr_fail (err, errno, "read \"%s\"", SELF_EXE);
+      if (n == 0)
+        return 0;
+      if (sr_write_all (to, buf, (size_t) n) < 0)
+        return sr_fail (err, errno, "copy \"%s\"", SELF_EXE);
+    }
+}
+
+/* A private copy: costs the binary's size in memory, once per start. */
+static int
+copy_to_sealed_memfd (sr_error **err)
+{
+  _cleanup_close_ int src = open (SELF_EXE, O_RDONLY | O_CLOEXEC);
+  if (src < 0)
+    return sr_fail (err, errno, "open \"%s\"", SELF_EXE);
+  _cleanup_close_ int fd = new_memfd (err);
+  if (fd < 0 || copy_all (src, fd, err) < 0)
+    return -1;
+  if (fcntl (fd, F_ADD_SEALS, ALL_SEALS) < 0)
+    return sr_fail (err, errno, "seal the memfd copy of \"%s\"", SELF_EXE);
+  return steal_fd (&fd);
+}
+
+/* Returns only on failure. */
+static int
+reexec_from (int fd, char **argv, sr_error **err)
+{
+  if (setenv (SR_EXESEAL_ENV, "1", 1) < 0)
+    return sr_fail (err, errno, "setenv %s", SR_EXESEAL_ENV);
+  fexecve (fd, argv, environ);
+  int saved = errno;
+  unsetenv (SR_EXESEAL_ENV);
+  return sr_fail (err, saved, "re-execute from the protected binary");
+}
+
+/* fexecve names the process after the fd ("3"): give it back its name, for
+ * ps, pgrep and the engines' logs. */
+static void
+restore_name (char **argv)
+{
+  if (argv[0] == NULL)
+    return;
+  const char *slash = strrchr (argv[0], '/');
+  prctl (PR_SET_NAME, slash != NULL ? slash + 1 : argv[0], 0, 0, 0);
+}
+
+int
+sr_exeseal_ensure (const char *command, char **argv, sr_error **err)
+{
+  static const struct
+  {
+    const char *name;
+    int (*open) (sr_error **);
+  } methods[] = {
+    { "a detached read-only bind", open_readonly_bind },
+    { "a sealed memfd copy", copy_to_sealed_memfd },
+  };
+  _cleanup_error_ sr_error *last = NULL;
+  bool reexecuted = getenv (SR_EXESEAL_ENV) != NULL;
+
+  if (reexecuted)
+    {
+      unsetenv (SR_EXESEAL_ENV);
+      restore_name (argv);
+    }
+  if (!sr_exeseal_needed (command))
+    return 0;
+  const char *how = sr_exeseal_protection ();
+  if (how != NULL)
+    {
+      sr_debug ("runtime binary: %s", how);
+      return 0;
+    }
+  if (reexecuted)
+    return sr_fail (err, 0, "the runtime binary is still writable after its re-execution");
+  for (size_t i = 0; i < ARRAY_SIZE (methods); i++)
+    {
+      sr_error_freep (&last);
+      _cleanup_close_ int fd = methods[i].open (&last);
+      if (fd >= 0)
+        {
+          sr_debug ("runtime binary: re-executing from %s", methods[i].name);
+          reexec_from (fd, argv, &last);
+        }
+      sr_debug ("runtime binary: %s: %s", methods[i].name, last->msg);
+    }
+  return sr_fail (err, 0, "cannot protect the runtime binary (CVE-2019-5736): %s", last->msg);
+}
