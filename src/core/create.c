@@ -455,8 +455,10 @@ sr_container_create (const struct sr_globals *g, const char *id,
     .console_relay = -1,
   };
   sigset_t set, old;
+  bool foreground = opts->start_now && !opts->detach;
   int r;
 
+  sigemptyset (&set);
   if (sr_validate_id (id, err) < 0)
     return -1;
   if (g->systemd_cgroup)
@@ -466,7 +468,10 @@ sr_container_create (const struct sr_globals *g, const char *id,
       || prepare_spawn (&t, err) < 0)
     return sr_wrap (err, "create \"%s\"", id);
 
-  sr_foreground_block_signals (&set, &old);
+  /* A foreground run relays signals to the init: block them before the
+   * clone so that none is lost.  Anything else stays killable. */
+  if (foreground)
+    sr_foreground_block_signals (&set, &old);
   r = sr_spawn_clone (&t.spawn, err);
   if (r == 0)
     r = drive_init (&t, err);
@@ -474,7 +479,8 @@ sr_container_create (const struct sr_globals *g, const char *id,
     r = finish_create (&t, err);
   if (r == 0 && opts->start_now)
     r = start_now (&t, exit_status, &set, err);
-  sigprocmask (SIG_SETMASK, &old, NULL);
+  if (foreground)
+    sigprocmask (SIG_SETMASK, &old, NULL);
   if (r < 0)
     return sr_wrap (err, "create \"%s\"", id);
   return 0;
