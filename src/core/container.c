@@ -65,6 +65,14 @@ derive_status (sr_container *c)
     return SR_STATUS_CREATING;
   if (!sr_init_alive (c->rec.pid, c->rec.start_time))
     return SR_STATUS_STOPPED;
+  if (c->rec.cgroup_path != NULL)
+    {
+      _cleanup_cgroup_ sr_cgroup *cg = NULL;
+      bool frozen = false;
+      if (sr_cgroup_open (c->rec.cgroup_path, &cg, NULL) == 0
+          && sr_cgroup_frozen (cg, &frozen, NULL) == 0 && frozen)
+        return SR_STATUS_PAUSED;
+    }
   if (faccessat (c->dirfd, EXEC_FIFO, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
     return SR_STATUS_CREATED;
   return SR_STATUS_RUNNING;

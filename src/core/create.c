@@ -192,7 +192,9 @@ allocate (struct create_txn *t, sr_error **err)
   const oci_linux *l = t->cfg->linux_;
   struct sr_spawn_ctx *s = &t->spawn;
 
-  if (sr_cgroup_create (t->id, l ? l->cgroups_path : NULL, l ? l->resources : NULL, &t->cg, err) < 0)
+  if (sr_cgroup_create_with_devices (t->id, l ? l->cgroups_path : NULL, l ? l->resources : NULL,
+                                     l ? l->devices : NULL, l ? l->devices_len : 0, &t->cg, err)
+      < 0)
     return sr_wrap (err, "cgroup");
   t->c.rec.cgroup_path = xstrdup (sr_cgroup_path (t->cg));
   if (sr_record_write (t->c.dirfd, &t->c.rec, err) < 0)
