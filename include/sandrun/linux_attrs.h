@@ -11,14 +11,22 @@
 #include "oci-spec/types.h"
 #include "sandrun/error.h"
 
-/* Parent, after the init is in its cgroup and before it continues:
- * netDevices (moved into the init's network namespace), intelRdt. */
-int sr_linux_attrs_parent (const oci_config *cfg, const char *id, pid_t init_pid,
-                           sr_error **err);
+/* Parent, after the init is in its cgroup and before it continues (host
+ * view: the runtime's mount and network namespaces):
+ *   - checks that need the host: the AppArmor/SELinux labels against the
+ *     LSMs the host has, execCPUAffinity and memoryPolicy lists against the
+ *     host's possible CPUs and nodes;
+ *   - intelRdt (refused: resctrl groups are not implemented);
+ *   - netDevices, moved into the init's network namespace (last: the only
+ *     step with an effect outside the container). */
+int sr_linux_attrs_parent (const oci_config *cfg, const char *id,
+                           pid_t init_pid, sr_error **err);
 
 /* Init, after pivot_root and rlimits, still as root, before the identity
- * switch: personality, scheduler, ioPriority, memoryPolicy,
- * execCPUAffinity.initial. */
+ * switch: personality, ioPriority, memoryPolicy, scheduler (last, so that
+ * SCHED_IDLE or a deadline budget does not slow the setup).
+ * execCPUAffinity is not applied to the init (config.md: "not applicable to
+ * the container's init process"); see sr_exec_cpu_affinity_* for exec. */
 int sr_linux_attrs_process (const oci_config *cfg, sr_error **err);
 
 /* Init, last before execve-time (after the identity switch, before

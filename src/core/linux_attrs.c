@@ -1,20 +1,25 @@
-/* Placeholder until each attribute has its module: a configured attribute
- * is refused, never ignored. */
-#include <errno.h>
-
+/* The entry points of linux_attrs.h: each attribute's module called at its
+ * step (see the header for the order and why). */
 #include "sandrun/linux_attrs.h"
+#include "linux_attrs_internal.h"
 
 int
-sr_linux_attrs_parent (const oci_config *cfg, const char *id, pid_t init_pid, sr_error **err)
+sr_linux_attrs_parent (const oci_config *cfg, const char *id, pid_t init_pid,
+                       sr_error **err)
 {
   const oci_linux *l = cfg->linux_;
-  (void) id;
-  (void) init_pid;
-  if (l != NULL && l->net_devices_len > 0)
-    return sr_fail (err, ENOTSUP, "linux.netDevices: not supported yet");
-  if (l != NULL && l->intel_rdt != NULL)
-    return sr_fail (err, ENOTSUP, "linux.intelRdt: not supported yet");
-  return 0;
+  const oci_process *p = cfg->process;
+
+  if (sr_apparmor_check (p, err) < 0 || sr_selinux_check (cfg, err) < 0)
+    return -1;
+  if (p != NULL && sr_exec_cpu_affinity_check (p->exec_cpu_affinity, err) < 0)
+    return -1;
+  if (l == NULL)
+    return 0;
+  if (sr_memory_policy_check (l->memory_policy, err) < 0
+      || sr_intel_rdt_apply (l->intel_rdt, id, init_pid, err) < 0)
+    return -1;
+  return sr_net_devices_move (cfg, init_pid, err);
 }
 
 int
@@ -22,25 +27,20 @@ sr_linux_attrs_process (const oci_config *cfg, sr_error **err)
 {
   const oci_linux *l = cfg->linux_;
   const oci_process *p = cfg->process;
-  if (l != NULL && l->personality != NULL)
-    return sr_fail (err, ENOTSUP, "linux.personality: not supported yet");
-  if (l != NULL && l->memory_policy != NULL)
-    return sr_fail (err, ENOTSUP, "linux.memoryPolicy: not supported yet");
-  if (p->scheduler != NULL)
-    return sr_fail (err, ENOTSUP, "process.scheduler: not supported yet");
-  if (p->io_priority != NULL)
-    return sr_fail (err, ENOTSUP, "process.ioPriority: not supported yet");
-  if (p->exec_cpu_affinity != NULL)
-    return sr_fail (err, ENOTSUP, "process.execCPUAffinity: not supported yet");
-  return 0;
+
+  if (l != NULL
+      && (sr_personality_apply (l->personality, err) < 0
+          || sr_memory_policy_apply (l->memory_policy, err) < 0))
+    return -1;
+  if (sr_io_priority_apply (p->io_priority, err) < 0)
+    return -1;
+  return sr_scheduler_apply (p->scheduler, err);
 }
 
 int
 sr_linux_attrs_exec_labels (const oci_process *p, sr_error **err)
 {
-  if (p->apparmor_profile != NULL && p->apparmor_profile[0] != '\0')
-    return sr_fail (err, ENOTSUP, "process.apparmorProfile: not supported yet");
-  if (p->selinux_label != NULL && p->selinux_label[0] != '\0')
-    return sr_fail (err, ENOTSUP, "process.selinuxLabel: not supported yet");
-  return 0;
+  if (sr_apparmor_exec_profile (p, err) < 0)
+    return -1;
+  return sr_selinux_exec_label (p, err);
 }
