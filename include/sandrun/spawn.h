@@ -7,6 +7,7 @@
 #define SANDRUN_SPAWN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "oci-spec/types.h"
@@ -34,6 +35,9 @@ struct sr_spawn_ctx
   /* The runtime's own fds (the locked state directory, the store): the init
    * closes them first, or a waiting init would hold the container's lock. */
   int runtime_fds[2];
+  /* Signals the runtime inherited as ignored: the only dispositions that
+   * would survive execve, so the only ones the init resets. */
+  uint64_t ignored_signals;
 
   /* which optional sync steps happen (both sides read these) */
   bool want_idmap;

@@ -31,17 +31,19 @@
 #endif
 #define KEYCTL_JOIN_SESSION_KEYRING 1
 
+/* Handled signals fall back to the default at execve by themselves; an
+ * ignored one would stay ignored in the container. */
 static void
-reset_signals (void)
+reset_signals (uint64_t ignored)
 {
-  sigset_t all;
+  sigset_t none;
   struct sigaction dfl = { .sa_handler = SIG_DFL };
 
-  for (int sig = 1; sig < NSIG; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP)
+  for (int sig = 1; sig < NSIG && sig <= 64; sig++)
+    if ((ignored & (UINT64_C (1) << (sig - 1))) && sig != SIGKILL && sig != SIGSTOP)
       sigaction (sig, &dfl, NULL);
-  sigemptyset (&all);
-  sigprocmask (SIG_SETMASK, &all, NULL);
+  sigemptyset (&none);
+  sigprocmask (SIG_SETMASK, &none, NULL);
 }
 
 static int
@@ -287,7 +289,7 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
   /* Not dumpable: nothing in the container may ptrace us or open our fds
    * through /proc while host fds are still open (CVE-2016-9962). */
   prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
-  reset_signals ();
+  reset_signals (ctx->ignored_signals);
   for (size_t i = 0; i < ARRAY_SIZE (ctx->runtime_fds); i++)
     sr_close (ctx->runtime_fds[i]);
 

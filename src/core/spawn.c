@@ -1,4 +1,6 @@
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -83,6 +85,18 @@ clone_child (uint64_t flags, int cgroup_fd, int *pidfd)
   return pid;
 }
 
+/* SigIgn of /proc/self/status: one read instead of a sigaction per signal
+ * in the init. */
+static uint64_t
+ignored_signals (void)
+{
+  _cleanup_free_ char *status = NULL;
+  if (sr_read_file_at (AT_FDCWD, "/proc/self/status", 1 << 16, &status, NULL, NULL) < 0)
+    return ~UINT64_C (0); /* unknown: reset them all */
+  const char *p = strstr (status, "\nSigIgn:");
+  return p != NULL ? strtoull (p + 8, NULL, 16) : ~UINT64_C (0);
+}
+
 int
 sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err)
 {
@@ -97,6 +111,7 @@ sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err)
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
     return sr_fail (err, errno, "create sync socket");
 
+  ctx->ignored_signals = ignored_signals ();
   int cgroup_fd = ctx->cg != NULL ? sr_cgroup_clone_fd (ctx->cg) : -1;
   int pidfd = -1;
   pid_t pid = clone_child (flags, cgroup_fd, &pidfd);

@@ -33,6 +33,10 @@
 
 static int cached_root = -1;
 static uint64_t cached_mnt_id; /* 0 when statx cannot tell */
+/* "self" and "thread-self" as the handle numbers them, for the process and
+ * thread that asked last (a forked child asks again: its pid differs). */
+static pid_t cached_self_pid, cached_self_tid;
+static char *cached_self, *cached_thread_self;
 
 bool
 sr_fd_on_procfs (int fd)
@@ -106,13 +110,10 @@ sr_procfs_root (sr_error **err)
       = { procfs_new_instance, procfs_clone_tree, procfs_plain };
   uint64_t mnt_id;
 
+  /* Verified when it was opened; nothing in sandrun closes fds it does not
+   * own (the fd sweep before execve only marks them close-on-exec). */
   if (cached_root >= 0)
-    {
-      if (is_procfs_root (cached_root, &mnt_id) && mnt_id == cached_mnt_id)
-        return cached_root;
-      /* Its number was closed and reused: not ours to close. */
-      cached_root = -1;
-    }
+    return cached_root;
 
   for (size_t i = 0; i < ARRAY_SIZE (sources); i++)
     {
@@ -131,12 +132,12 @@ sr_procfs_root (sr_error **err)
 void
 sr_procfs_reset (void)
 {
-  uint64_t mnt_id;
-
-  if (cached_root >= 0 && is_procfs_root (cached_root, &mnt_id)
-      && mnt_id == cached_mnt_id)
-    close (cached_root);
+  sr_close (cached_root);
   cached_root = -1;
+  free (cached_self);
+  free (cached_thread_self);
+  cached_self = cached_thread_self = NULL;
+  cached_self_pid = cached_self_tid = 0;
 }
 
 /* Without openat2: one component at a time, no symlink followed, no "..";
@@ -182,7 +183,9 @@ procfs_open_raw (const char *rel, int flags, sr_error **err)
     return -1;
 
   _cleanup_close_ int fd = sr_openat2 (root, rel, flags, 0, PROCFS_RESOLVE);
-  if (fd < 0 && errno == ENOSYS)
+  if (fd >= 0)
+    return steal_fd (&fd); /* RESOLVE_BENEATH|NO_XDEV: on the handle's mount */
+  if (errno == ENOSYS)
     fd = procfs_walk (root, rel, flags);
   if (fd < 0)
     return sr_fail (err, errno, "open \"/proc/%s\"", rel);
@@ -261,17 +264,26 @@ procfs_translate (const char *path, sr_error **err)
   if (!self && !thread)
     return xstrdup (path);
 
-  _cleanup_free_ char *target
-      = procfs_readlink_raw (self ? "self" : "thread-self", err);
-  if (target == NULL)
-    return NULL;
-  if (!is_pid_link (target, thread))
+  pid_t id = self ? getpid () : gettid ();
+  pid_t *cached_id = self ? &cached_self_pid : &cached_self_tid;
+  char **cached = self ? &cached_self : &cached_thread_self;
+  if (*cached == NULL || *cached_id != id)
     {
-      sr_fail (err, EINVAL, "unexpected \"/proc/%.*s\" target \"%s\"",
-               (int) len, path, target);
-      return NULL;
+      char *target = procfs_readlink_raw (self ? "self" : "thread-self", err);
+      if (target == NULL)
+        return NULL;
+      if (!is_pid_link (target, thread))
+        {
+          sr_fail (err, EINVAL, "unexpected \"/proc/%.*s\" target \"%s\"",
+                   (int) len, path, target);
+          free (target);
+          return NULL;
+        }
+      free (*cached);
+      *cached = target;
+      *cached_id = id;
     }
-  return xasprintf ("%s%s", target, path + len);
+  return xasprintf ("%s%s", *cached, path + len);
 }
 
 int

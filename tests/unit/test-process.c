@@ -579,7 +579,7 @@ test_find_executable (void)
   got = find ("/bin/nope", path, &e);
   CHECK_ONCE (
       got == NULL
-          && msg_has (e, "exec \"/bin/nope\": No such file or directory"),
+          && msg_has (e, "exec \"/bin/nope\": no such file or directory"),
       "a missing absolute path");
   sr_error_freep (&e);
 
