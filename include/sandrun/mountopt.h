@@ -11,6 +11,7 @@
 #define SANDRUN_MOUNTOPT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sandrun/error.h"
@@ -32,6 +33,10 @@ struct sr_mount_opts
 int sr_mount_opts_parse (char *const *options, struct sr_mount_opts *out,
                          sr_error **err);
 void sr_mount_opts_clear (struct sr_mount_opts *o);
+/* The i-th name of the option table, NULL past the end, and whether the
+ * parser accepts it (for `sandrun features`; "idmap" says whether idmapped
+ * mounts are). */
+const char *sr_mount_opt_name (size_t i, bool *supported);
 #define _cleanup_mount_opts_ __attribute__ ((cleanup (sr_mount_opts_clear)))
 
 /* Whether a mount is a bind mount: "bind"/"rbind" among the options, or

@@ -26,6 +26,9 @@ struct sr_ns_plan
 /* CLONE_NEW* of an OCI namespace type ("network" -> CLONE_NEWNET), 0 when
  * unknown. */
 int sr_ns_flag (const char *type);
+/* The i-th namespace type sr_ns_flag knows, NULL past the end (for
+ * `sandrun features`). */
+const char *sr_ns_type_name (size_t i);
 
 /* Validate linux.namespaces (unknown or duplicate types, a path that is not
  * a namespace of that type) and open every path (in the runtime's mount

@@ -6,6 +6,7 @@
 #define SANDRUN_PROCESS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "oci-spec/types.h"
 #include "sandrun/error.h"
@@ -38,6 +39,9 @@ int sr_process_switch_identity (const oci_process *p, sr_error **err);
  * config (clear, then raise each; one that is not both permitted and
  * inheritable is skipped, as runc does). */
 int sr_cap_from_name (const char *name);
+/* The i-th capability name this runtime knows (capability number i), NULL
+ * past the end (for `sandrun features`). */
+const char *sr_cap_name_at (size_t i);
 int sr_capabilities_apply (const oci_capabilities *caps, sr_error **err);
 /* Drop from the bounding set everything not in `bounding`. */
 int sr_capabilities_drop_bounding (const oci_capabilities *caps,

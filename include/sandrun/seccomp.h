@@ -5,6 +5,7 @@
 #define SANDRUN_SECCOMP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "oci-spec/types.h"
 #include "sandrun/error.h"
@@ -38,5 +39,14 @@ int sr_seccomp_send_to_listener (const oci_seccomp *profile, int notify_fd,
 bool sr_seccomp_prog_uses_notify (const sr_seccomp_prog *prog);
 
 void sr_seccomp_prog_free (sr_seccomp_prog *prog);
+
+/* The names the profile parser recognises, for `sandrun features`: the i-th
+ * of each table, NULL past the end.  A flag comes with its
+ * SECCOMP_FILTER_FLAG_* bit; an architecture of the spec with whether this
+ * libseccomp can build filters for it. */
+const char *sr_seccomp_action_name (size_t i);
+const char *sr_seccomp_operator_name (size_t i);
+const char *sr_seccomp_flag_name (size_t i, unsigned int *flag);
+const char *sr_seccomp_arch_name (size_t i, bool *usable);
 
 #endif

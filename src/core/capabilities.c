@@ -99,6 +99,12 @@ kernel_last_cap (void)
   return last;
 }
 
+const char *
+sr_cap_name_at (size_t i)
+{
+  return i < ARRAY_SIZE (cap_names) ? cap_names[i] : NULL;
+}
+
 int
 sr_cap_from_name (const char *name)
 {

@@ -100,6 +100,15 @@ static const struct opt opt_table[] = {
   { "ridmap", OPT_UNSUPPORTED, 0 },
 };
 
+const char *
+sr_mount_opt_name (size_t i, bool *supported)
+{
+  if (i >= ARRAY_SIZE (opt_table))
+    return NULL;
+  *supported = opt_table[i].kind != OPT_UNSUPPORTED;
+  return opt_table[i].name;
+}
+
 static const struct opt *
 opt_lookup (const char *name)
 {

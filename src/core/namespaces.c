@@ -27,6 +27,12 @@ static const struct
   { "cgroup", CLONE_NEWCGROUP }, { "time", CLONE_NEWTIME },
 };
 
+const char *
+sr_ns_type_name (size_t i)
+{
+  return i < ARRAY_SIZE (ns_types) ? ns_types[i].name : NULL;
+}
+
 int
 sr_ns_flag (const char *type)
 {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sandrun/log.h"
+#include "sandrun/seccomp.h"
 #include "sandrun/util.h"
 #include "seccomp_internal.h"
 
@@ -54,6 +55,15 @@ static const struct
     SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV },
 };
 
+const char *
+sr_seccomp_flag_name (size_t i, unsigned int *flag)
+{
+  if (i >= ARRAY_SIZE (flag_names))
+    return NULL;
+  *flag = flag_names[i].flag;
+  return flag_names[i].name;
+}
+
 int
 sr_seccomp_parse_flags (char *const *flags, unsigned int *out, sr_error **err)
 {
@@ -71,6 +81,31 @@ sr_seccomp_parse_flags (char *const *flags, unsigned int *out, sr_error **err)
   return 0;
 }
 
+/* The spec's actions; those with `data` take errnoRet (default EPERM).
+ * SCMP_ACT_KILL is KILL_THREAD, as in runc. */
+static const struct
+{
+  const char *name;
+  uint32_t action;
+  bool data;
+} action_names[] = {
+  { "SCMP_ACT_KILL", SCMP_ACT_KILL_THREAD, false },
+  { "SCMP_ACT_KILL_THREAD", SCMP_ACT_KILL_THREAD, false },
+  { "SCMP_ACT_KILL_PROCESS", SCMP_ACT_KILL_PROCESS, false },
+  { "SCMP_ACT_TRAP", SCMP_ACT_TRAP, false },
+  { "SCMP_ACT_ERRNO", SCMP_ACT_ERRNO (0), true },
+  { "SCMP_ACT_TRACE", SCMP_ACT_TRACE (0), true },
+  { "SCMP_ACT_ALLOW", SCMP_ACT_ALLOW, false },
+  { "SCMP_ACT_LOG", SCMP_ACT_LOG, false },
+  { "SCMP_ACT_NOTIFY", SCMP_ACT_NOTIFY, false },
+};
+
+const char *
+sr_seccomp_action_name (size_t i)
+{
+  return i < ARRAY_SIZE (action_names) ? action_names[i].name : NULL;
+}
+
 /* errnoRet applies to ERRNO and TRACE only, and defaults to EPERM. */
 static int
 parse_action (const char *name, const oci_opt_u32 *errno_ret, uint32_t *out,
@@ -81,55 +116,61 @@ parse_action (const char *name, const oci_opt_u32 *errno_ret, uint32_t *out,
   if (errno_ret->set && errno_ret->value > 0xffff)
     return sr_fail (err, 0, "seccomp: errnoRet %u out of range",
                     errno_ret->value);
-  if (str_eq (name, "SCMP_ACT_KILL") || str_eq (name, "SCMP_ACT_KILL_THREAD"))
-    *out = SCMP_ACT_KILL_THREAD;
-  else if (str_eq (name, "SCMP_ACT_KILL_PROCESS"))
-    *out = SCMP_ACT_KILL_PROCESS;
-  else if (str_eq (name, "SCMP_ACT_TRAP"))
-    *out = SCMP_ACT_TRAP;
-  else if (str_eq (name, "SCMP_ACT_ERRNO"))
-    *out = SCMP_ACT_ERRNO (data);
-  else if (str_eq (name, "SCMP_ACT_TRACE"))
-    *out = SCMP_ACT_TRACE (data);
-  else if (str_eq (name, "SCMP_ACT_ALLOW"))
-    *out = SCMP_ACT_ALLOW;
-  else if (str_eq (name, "SCMP_ACT_LOG"))
-    *out = SCMP_ACT_LOG;
-  else if (sr_seccomp_action_is_notify (name))
-    *out = SCMP_ACT_NOTIFY;
-  else
-    return sr_fail (err, 0, "seccomp: unknown action \"%s\"",
-                    name ? name : "");
-  return 0;
+  for (size_t i = 0; i < ARRAY_SIZE (action_names); i++)
+    if (str_eq (name, action_names[i].name))
+      {
+        *out = action_names[i].action | (action_names[i].data ? data : 0);
+        return 0;
+      }
+  return sr_fail (err, 0, "seccomp: unknown action \"%s\"",
+                  name ? name : "");
+}
+
+static const struct
+{
+  const char *name;
+  enum scmp_compare op;
+} op_names[] = {
+  { "SCMP_CMP_NE", SCMP_CMP_NE },
+  { "SCMP_CMP_LT", SCMP_CMP_LT },
+  { "SCMP_CMP_LE", SCMP_CMP_LE },
+  { "SCMP_CMP_EQ", SCMP_CMP_EQ },
+  { "SCMP_CMP_GE", SCMP_CMP_GE },
+  { "SCMP_CMP_GT", SCMP_CMP_GT },
+  { "SCMP_CMP_MASKED_EQ", SCMP_CMP_MASKED_EQ },
+};
+
+const char *
+sr_seccomp_operator_name (size_t i)
+{
+  return i < ARRAY_SIZE (op_names) ? op_names[i].name : NULL;
 }
 
 static int
 parse_op (const char *name, enum scmp_compare *out, sr_error **err)
 {
-  static const struct
-  {
-    const char *name;
-    enum scmp_compare op;
-  } ops[] = {
-    { "SCMP_CMP_NE", SCMP_CMP_NE },
-    { "SCMP_CMP_LT", SCMP_CMP_LT },
-    { "SCMP_CMP_LE", SCMP_CMP_LE },
-    { "SCMP_CMP_EQ", SCMP_CMP_EQ },
-    { "SCMP_CMP_GE", SCMP_CMP_GE },
-    { "SCMP_CMP_GT", SCMP_CMP_GT },
-    { "SCMP_CMP_MASKED_EQ", SCMP_CMP_MASKED_EQ },
-  };
-  size_t i;
-
-  for (i = 0; i < ARRAY_SIZE (ops); i++)
-    if (str_eq (name, ops[i].name))
+  for (size_t i = 0; i < ARRAY_SIZE (op_names); i++)
+    if (str_eq (name, op_names[i].name))
       {
-        *out = ops[i].op;
+        *out = op_names[i].op;
         return 0;
       }
   return sr_fail (err, 0, "seccomp: unknown operator \"%s\"",
                   name ? name : "");
 }
+
+/* The architectures the spec names (config-linux.md); any other
+ * SCMP_ARCH_* that libseccomp knows is accepted too. */
+static const char *const arch_names[] = {
+  "SCMP_ARCH_X86",         "SCMP_ARCH_X86_64",      "SCMP_ARCH_X32",
+  "SCMP_ARCH_ARM",         "SCMP_ARCH_AARCH64",     "SCMP_ARCH_LOONGARCH64",
+  "SCMP_ARCH_M68K",        "SCMP_ARCH_MIPS",        "SCMP_ARCH_MIPS64",
+  "SCMP_ARCH_MIPS64N32",   "SCMP_ARCH_MIPSEL",      "SCMP_ARCH_MIPSEL64",
+  "SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PPC",         "SCMP_ARCH_PPC64",
+  "SCMP_ARCH_PPC64LE",     "SCMP_ARCH_S390",        "SCMP_ARCH_S390X",
+  "SCMP_ARCH_PARISC",      "SCMP_ARCH_PARISC64",    "SCMP_ARCH_RISCV64",
+  "SCMP_ARCH_SH",          "SCMP_ARCH_SHEB",
+};
 
 /* "SCMP_ARCH_X86_64" -> libseccomp's "x86_64".  0: unknown to this
  * libseccomp (a well-formed name from a newer spec). */
@@ -147,6 +188,17 @@ parse_arch (const char *name, uint32_t *token, sr_error **err)
   lower[i] = '\0';
   *token = seccomp_arch_resolve_name (lower);
   return 0;
+}
+
+const char *
+sr_seccomp_arch_name (size_t i, bool *usable)
+{
+  uint32_t token = 0;
+
+  if (i >= ARRAY_SIZE (arch_names))
+    return NULL;
+  *usable = parse_arch (arch_names[i], &token, NULL) == 0 && token != 0;
+  return arch_names[i];
 }
 
 /* ---- building the filter ---- */
