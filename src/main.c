@@ -27,6 +27,7 @@ static const struct
   { "list", cmd_list, "list the containers" },
   { "ps", cmd_ps, "list the processes of a container" },
   { "spec", cmd_spec, "write a default config.json" },
+  { "features", cmd_features, "print the features this runtime implements (JSON)" },
 };
 
 static void
