@@ -184,3 +184,12 @@ assert_same_snapshot() {
 	d=$(diff "$BATS_TEST_TMPDIR/$1.snap" "$BATS_TEST_TMPDIR/$2.snap") ||
 		fail "left behind (diff $1 -> $2):"$'\n'"$d"
 }
+
+# assert_runtime_error [WORD...]: the failure printed exactly one line on
+# stderr (`run --separate-stderr`), mentioning each WORD, and for sandrun
+# starting with "sandrun: ".
+assert_runtime_error() {
+	assert_one_error_line "$@" || return 1
+	[[ $RUNTIME_NAME != sandrun || $stderr == "sandrun: "* ]] ||
+		fail "error line does not start with 'sandrun: ': $stderr"
+}

@@ -167,17 +167,15 @@ for how in ("/proc/%s/exe" % sys.argv[1], "/proc/self/fd/%d" % fd):
 }
 
 @test "CVE-2024-21626: process.cwd /proc/self/fd/N (N = 3..12) fails cleanly or stays inside" {
-	local n
+	local fdn # (not `i` or `n`: names bats' run may assign)
 	set_cmd 'pwd -P && ls -d "$(pwd -P)/../../../../../../../../../../../.." && cat /etc/hostname'
-	for n in $(seq 3 12); do
-		update_config --arg c "/proc/self/fd/$n" '.process.cwd = $c'
-		run --separate-stderr runtime_stdout_to_file run -b "$BUNDLE" "$CID-$n"
+	for fdn in $(seq 3 12); do
+		update_config --arg c "/proc/self/fd/$fdn" '.process.cwd = $c'
+		run --separate-stderr runtime_stdout_to_file run -b "$BUNDLE" "$CID-$fdn"
 		if ((status != 0)); then
-			assert_one_error_line
-			[[ $stderr == "$RUNTIME_NAME: "* || $RUNTIME_NAME != sandrun ]] ||
-				fail "error line does not start with '$RUNTIME_NAME: ': $stderr"
+			assert_runtime_error
 		fi
-		assert_no_leftovers "$CID-$n"
+		assert_no_leftovers "$CID-$fdn"
 	done
 	# Whatever ran printed the container's hostname, never the host's: the
 	# cwd, even when reachable, was inside the container.
@@ -233,4 +231,169 @@ host_fd_targets() {
 	wait_output sib done
 	grep -q "^victim " "$(ct_out sib)" || fail "the sibling did not see the init: $(cat "$(ct_out sib)")"
 	! grep -q REACHED "$(ct_out sib)" || fail "$(cat "$(ct_out sib)")"
+}
+
+# --- symlinks in the rootfs: nothing created, mounted or written outside it -------------
+
+# plant PATH TARGET: $BUNDLE/rootfs/PATH becomes a symlink to TARGET.
+plant() {
+	local p=$BUNDLE/rootfs/${1#/}
+	rm -rf "$p"
+	mkdir -p "$(dirname "$p")"
+	ln -s "$2" "$p"
+}
+
+# no_dev_tmpfs: the container's /dev is the rootfs' own directory (so that
+# what the image planted there is what the runtime meets).
+no_dev_tmpfs() {
+	update_config '.mounts |= map(select(.destination != "/dev"))'
+}
+
+# run_hostile [SHELL CODE]: run the container (default: true; the code must
+# exit 0 and keep its stderr quiet); the runtime may succeed or fail, but a
+# failure is one clear line; then the host canary is intact and nothing is
+# left behind.  $HOSTILE_STATUS is the runtime's status, $HOSTILE_OUT the
+# container's stdout.
+run_hostile() {
+	set_cmd "${1:-true}"
+	: >"$BATS_TEST_TMPDIR/stdout"
+	run --separate-stderr runtime_stdout_to_file run -b "$BUNDLE" "$CID"
+	if ((status != 0)); then
+		assert_runtime_error
+	fi
+	HOSTILE_STATUS=$status
+	HOSTILE_OUT=$(cat "$BATS_TEST_TMPDIR/stdout")
+	assert_canary_intact
+	assert_no_leftovers
+}
+
+@test "symlink: a mount destination pointing to an absolute host path" {
+	make_canary
+	plant /mnt/evil "$CANARY"
+	plant /mnt/evil-file "$CANARY/file"
+	mkdir -p "$BATS_TEST_TMPDIR/src"
+	echo source >"$BATS_TEST_TMPDIR/src/f"
+	update_config --arg s "$BATS_TEST_TMPDIR/src" '.mounts += [
+		{destination: "/mnt/evil", type: "tmpfs", source: "tmpfs"},
+		{destination: "/mnt/evil/newdir/sub", type: "tmpfs", source: "tmpfs"},
+		{destination: "/mnt/evil/dir", type: "bind", source: $s, options: ["rbind"]},
+		{destination: "/mnt/evil-file", type: "bind", source: ($s + "/f"), options: ["bind"]}]'
+	run_hostile 'echo pwned >/mnt/evil/file; echo pwned >/mnt/evil/dir/new; echo pwned >/mnt/evil-file; true'
+}
+
+@test "symlink: a relative destination climbing out with ../.." {
+	make_canary
+	plant /mnt/up "../../../../../../../../../..$CANARY"
+	update_config '.mounts += [{destination: "/mnt/up/dir", type: "tmpfs", source: "tmpfs"}]'
+	update_config --arg d "/../../../../../../..$CANARY/dir" \
+		'.mounts += [{destination: $d, type: "tmpfs", source: "tmpfs"}]'
+	run_hostile 'echo pwned >/mnt/up/file; true'
+}
+
+@test "symlink: /proc pointing to a host path" {
+	make_canary
+	plant /proc "$CANARY"
+	run_hostile 'ls /proc/ | grep -qx self && echo proc-in-root; true'
+}
+
+@test "symlink: /proc pointing to /proc/sys inside the container's proc" {
+	make_canary
+	plant /proc ../../../../../..//proc/sys
+	run_hostile
+}
+
+@test "symlink: /sys pointing to a host path" {
+	make_canary
+	plant /sys "$CANARY"
+	run_hostile
+}
+
+@test "symlink: /dev pointing to a host path (CVE-2026-41579 / CVE-2026-47766 class)" {
+	make_canary
+	no_dev_tmpfs
+	plant /dev "$CANARY"
+	run_hostile
+}
+
+@test "symlink: /dev/pts pointing to a host path" {
+	make_canary
+	no_dev_tmpfs
+	plant /dev/pts "$CANARY"
+	run_hostile
+}
+
+@test "symlink: /dev/ptmx pointing to a host file" {
+	make_canary
+	no_dev_tmpfs
+	plant /dev/ptmx "$CANARY/file"
+	run_hostile 'echo pwned >/dev/ptmx 2>/dev/null; true'
+}
+
+@test "CVE-2025-31133: /dev/null a symlink to a host file, used to mask paths" {
+	make_canary
+	no_dev_tmpfs
+	plant /dev/null "$CANARY/file"
+	run_hostile 'echo pwned >/proc/timer_list 2>/dev/null; echo pwned >/dev/null; stat -c "%F %t:%T" /dev/null /proc/timer_list 2>&1'
+	if ((HOSTILE_STATUS == 0)); then
+		[[ $HOSTILE_OUT == $'character special file 1:3\ncharacter special file 1:3' ]] ||
+			fail "masked path not the null device: $HOSTILE_OUT"
+	fi
+}
+
+@test "CVE-2025-31133: /dev/null a symlink to a procfs file of the container, used to mask paths" {
+	no_dev_tmpfs
+	make_canary
+	plant /dev/null /proc/sys/kernel/hostname
+	run_hostile 'cat /proc/timer_list 2>&1; echo; stat -c "%F %t:%T" /proc/timer_list 2>&1'
+	if ((HOSTILE_STATUS == 0)); then
+		[[ $HOSTILE_OUT != *sandrun* ]] || fail "/proc/timer_list shows the hostname file: $HOSTILE_OUT"
+		[[ $HOSTILE_OUT == *"character special file 1:3"* ]] || fail "masked path not the null device: $HOSTILE_OUT"
+	fi
+}
+
+@test "CVE-2025-52565: /dev/console a symlink to a host file, with a terminal" {
+	make_canary
+	no_dev_tmpfs
+	plant /dev/console "$CANARY/file"
+	update_config '.process.terminal = true'
+	run_hostile 'echo pwned >/dev/console; true'
+}
+
+@test "race: a directory and a symlink swapped (RENAME_EXCHANGE) under a bind destination" {
+	requires_root
+	make_canary
+	mkdir -p "$CANARY/d/target"
+	canary_snapshot >"$BATS_TEST_TMPDIR/canary.before"
+	local swapper vol=$BATS_TEST_TMPDIR/vol
+	swapper=$(attack_helper swapper)
+	# The shared volume: d is a directory, l climbs out to the canary, from
+	# the host as well as from the container's root if it were not clamped.
+	mkdir -p "$vol/d/target" "$BATS_TEST_TMPDIR/src"
+	ln -s "../../../../../../../../../../..$CANARY/d" "$vol/l"
+	echo source >"$BATS_TEST_TMPDIR/src/f"
+	update_config --arg v "$vol" --arg s "$BATS_TEST_TMPDIR/src" '.mounts += [
+		{destination: "/vol", type: "bind", source: $v, options: ["rbind"]},
+		{destination: "/vol/d/target", type: "bind", source: $s, options: ["rbind"]},
+		{destination: "/vol/d/target/sub", type: "tmpfs", source: "tmpfs"}]'
+	set_args true
+	"$swapper" "$vol/d" "$vol/l" 20 >"$BATS_TEST_TMPDIR/swaps" &
+	# (not `i`: bats' run assigns it)
+	local swapper_pid=$! try ok=0 failed=0
+	for try in $(seq 1 40); do
+		run --separate-stderr runtime_stdout_to_file create -b "$BUNDLE" "$CID-$try"
+		if ((status == 0)); then
+			ok=$((ok + 1))
+			runtime delete -f "$CID-$try"
+		else
+			failed=$((failed + 1))
+			assert_runtime_error
+		fi
+		assert_canary_intact
+		assert_no_container "$CID-$try"
+	done
+	kill "$swapper_pid" 2>/dev/null || true
+	wait "$swapper_pid" || true
+	echo "# creates: $ok succeeded, $failed refused" >&3
+	assert_canary_intact
+	[[ -z $(bundle_mounts) ]] || fail "mounts left: $(bundle_mounts)"
 }
