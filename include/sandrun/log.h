@@ -21,6 +21,8 @@ int sr_log_init (const char *path, bool json, bool debug, sr_error **err);
 void sr_log (enum sr_log_level level, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 bool sr_log_debug_enabled (void);
+/* The fd log lines go to (2 for stderr). */
+int sr_log_fd (void);
 
 /* Child side: send log lines as sync messages on this fd instead (-1 stops). */
 void sr_log_set_forward_fd (int fd);

@@ -58,6 +58,10 @@ steal_fd (int *fd)
 /* close() that keeps errno and ignores negative fds. */
 void sr_close (int fd);
 
+/* Close every fd >= first except those in keep[] (negative entries are
+ * ignored). */
+void sr_close_fds_except (int first, const int *keep, size_t n);
+
 /* NULL-terminated string vectors. */
 size_t strv_len (char *const *v);
 void strv_free (char **v);

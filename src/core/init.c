@@ -46,6 +46,31 @@ reset_signals (uint64_t ignored)
   sigprocmask (SIG_SETMASK, &none, NULL);
 }
 
+/* Everything of the runtime's that the init does not need goes now, not at
+ * execve: the locked state directory, the cgroup directories, whatever the
+ * caller left open.  Until execve, a sibling in a shared pid namespace with
+ * CAP_SYS_PTRACE could otherwise reach them through /proc/PID/fd. */
+static void
+close_runtime_fds (const struct sr_spawn_ctx *ctx, int sync)
+{
+  size_t n = 0;
+  int *keep = xcalloc (ctx->ns.join_len + 4, sizeof (int));
+
+  keep[n++] = sync;
+  keep[n++] = ctx->fifo_fd;
+  keep[n++] = ctx->console_socket;
+  keep[n++] = sr_log_fd ();
+  for (size_t i = 0; i < ctx->ns.join_len; i++)
+    keep[n++] = ctx->ns.join_fds[i];
+  /* The lock goes even when an engine's fd numbering put it among the
+   * preserved fds; the procfs handle is opened again on demand. */
+  for (size_t i = 0; i < ARRAY_SIZE (ctx->runtime_fds); i++)
+    sr_close (ctx->runtime_fds[i]);
+  sr_procfs_reset ();
+  sr_close_fds_except (3 + ctx->preserve_fds, keep, n);
+  free (keep);
+}
+
 static int
 ask_parent (int sync, enum sr_sync_step please, enum sr_sync_step done, sr_error **err)
 {
@@ -290,8 +315,7 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
    * through /proc while host fds are still open (CVE-2016-9962). */
   prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
   reset_signals (ctx->ignored_signals);
-  for (size_t i = 0; i < ARRAY_SIZE (ctx->runtime_fds); i++)
-    sr_close (ctx->runtime_fds[i]);
+  close_runtime_fds (ctx, sync);
 
   if (enter_namespaces (ctx, sync, err) < 0)
     return -1;

@@ -31,6 +31,12 @@ sr_log_init (const char *path, bool json, bool debug, sr_error **err)
   return 0;
 }
 
+int
+sr_log_fd (void)
+{
+  return log_fd;
+}
+
 bool
 sr_log_debug_enabled (void)
 {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "sandrun/util.h"
@@ -96,6 +97,37 @@ sr_close (int fd)
   int saved = errno;
   close (fd);
   errno = saved;
+}
+
+static int
+cmp_int (const void *a, const void *b)
+{
+  int x = *(const int *) a, y = *(const int *) b;
+  return (x > y) - (x < y);
+}
+
+void
+sr_close_fds_except (int first, const int *keep, size_t n)
+{
+  int *sorted = xcalloc (n + 1, sizeof (int));
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (keep[i] >= first)
+      sorted[m++] = keep[i];
+  qsort (sorted, m, sizeof (int), cmp_int);
+
+  /* close_range over each gap between the fds to keep. */
+  unsigned int from = (unsigned int) first;
+  for (size_t i = 0; i <= m; i++)
+    {
+      unsigned int to = i < m ? (unsigned int) sorted[i] : ~0U;
+      if (to > from && syscall (SYS_close_range, from, to == ~0U ? to : to - 1, 0) < 0)
+        for (unsigned int fd = from; fd < to && fd < 65536; fd++)
+          close ((int) fd);
+      if (i < m)
+        from = (unsigned int) sorted[i] + 1;
+    }
+  free (sorted);
 }
 
 void
