@@ -30,16 +30,17 @@ teardown() {
 # runtime process from its execve on, before any self-protection can run,
 # and could as well open /proc/1/root: that is host root, not this attack.
 start_exe_attacker() {
+	ATK=$CID-atk
 	RT=$(runtime_copy)
 	RT_SUM=$(sha256sum <"$RT")
 	ATTACKER=$BATS_TEST_TMPDIR/attacker
 	make_bundle "$ATTACKER" /exe_attack "$RUNTIME_NAME,decoy" "$1"
 	install_helper exe_attack "$ATTACKER"
 	privileged "$ATTACKER"
-	timeout 30 "$RT" --root "$ROOT" run -d -b "$ATTACKER" atk </dev/null >"$(ct_out atk)" 2>&1 ||
-		fail "attacker container did not start: $(cat "$(ct_out atk)")"
-	wait_output atk ready
-	ATK_PID=$(timeout 30 "$RT" --root "$ROOT" state atk | jq -r .pid)
+	timeout 30 "$RT" --root "$ROOT" run -d -b "$ATTACKER" "$ATK" </dev/null >"$(ct_out "$ATK")" 2>&1 ||
+		fail "attacker container did not start: $(cat "$(ct_out "$ATK")")"
+	wait_output "$ATK" ready
+	ATK_PID=$(timeout 30 "$RT" --root "$ROOT" state "$ATK" | jq -r .pid)
 }
 
 # run_decoy: a plain copy of sleep, run for a moment in the attacker's pid
@@ -55,9 +56,9 @@ run_decoy() {
 # untouched although the attacker reached runtime processes, and the decoy
 # was overwritten.
 finish_exe_attack() {
-	wait_output atk "done " 300
+	wait_output "$ATK" "done " 300
 	local report
-	report=$(cat "$(ct_out atk)")
+	report=$(cat "$(ct_out "$ATK")")
 	[[ $(sha256sum <"$RT") == "$RT_SUM" ]] || fail "the runtime binary was overwritten: $report"
 	! grep -q "^WRITTEN .* $RUNTIME_NAME\$" <<<"$report" || fail "attack reported success: $report"
 	grep -q "^target .* $RUNTIME_NAME\$" <<<"$report" ||
@@ -76,14 +77,14 @@ finish_exe_attack() {
 pod_victims() {
 	local i
 	for i in 1 2 3; do
-		timeout 30 "$RT" --root "$ROOT" create -b "$BUNDLE" "vc$i" </dev/null >"$(ct_out "vc$i")" 2>&1 || return 1
+		timeout 30 "$RT" --root "$ROOT" create -b "$BUNDLE" "$CID-vc$i" </dev/null >"$(ct_out "$CID-vc$i")" 2>&1 || return 1
 		sleep 0.3
-		timeout 30 "$RT" --root "$ROOT" start "vc$i" || return 1
-		RUNTIME=$RT wait_status "vc$i" stopped || return 1
-		timeout 30 "$RT" --root "$ROOT" delete "vc$i" || return 1
+		timeout 30 "$RT" --root "$ROOT" start "$CID-vc$i" || return 1
+		RUNTIME=$RT wait_status "$CID-vc$i" stopped || return 1
+		timeout 30 "$RT" --root "$ROOT" delete "$CID-vc$i" || return 1
 	done
 	set_args sleep 0.2
-	timeout 30 "$RT" --root "$ROOT" run -b "$BUNDLE" vr </dev/null >"$(ct_out vr)" 2>&1
+	timeout 30 "$RT" --root "$ROOT" run -b "$BUNDLE" "$CID-vr" </dev/null >"$(ct_out "$CID-vr")" 2>&1
 }
 
 @test "CVE-2019-5736: a container cannot overwrite the runtime through /proc/PID/exe of an init created in its pid namespace" {
@@ -107,7 +108,7 @@ pod_victims() {
 	run_decoy
 	local i
 	for i in 1 2 3 4 5; do
-		timeout 30 "$RT" --root "$ROOT" exec atk true || fail "exec $i failed"
+		timeout 30 "$RT" --root "$ROOT" exec "$ATK" true || fail "exec $i failed"
 	done
 	finish_exe_attack
 }
@@ -198,7 +199,7 @@ host_fd_targets() {
 }
 
 @test "fds: the init of a created container holds no host directory or file but the exec fifo" {
-	skip "BUG(init.c): the init keeps the runtime's cgroup directory fds (and any fd of the caller) until execve; see docs/security.md"
+
 	create_container "$CID" 9<"$BUNDLE"
 	assert_success
 	local pid leaked
@@ -208,7 +209,7 @@ host_fd_targets() {
 }
 
 @test "CVE-2024-21626 shape: a pod sibling with CAP_SYS_PTRACE cannot reach a host directory through the init's fds" {
-	skip "BUG(init.c): the init keeps the runtime's cgroup directory fds until execve: a sibling lists and writes the host cgroup tree"
+
 	local sib=$BATS_TEST_TMPDIR/sibling
 	make_bundle "$sib" sh -c '
 		sleep 1
@@ -221,16 +222,16 @@ host_fd_targets() {
 		done
 		echo done'
 	BUNDLE=$sib update_config '.process.capabilities |= {bounding: ["CAP_SYS_PTRACE"], effective: ["CAP_SYS_PTRACE"], permitted: ["CAP_SYS_PTRACE"]}'
-	runtime run -d -b "$sib" sib </dev/null >"$(ct_out sib)" 2>&1
+	runtime run -d -b "$sib" "$CID-sib" </dev/null >"$(ct_out "$CID-sib")" 2>&1
 	local spid
-	spid=$(state_field sib pid)
+	spid=$(state_field "$CID-sib" pid)
 	update_config --arg ns "/proc/$spid/ns/pid" \
 		'.linux.namespaces |= map(if .type == "pid" then .path = $ns else . end)'
 	create_container "$CID"
 	assert_success
-	wait_output sib done
-	grep -q "^victim " "$(ct_out sib)" || fail "the sibling did not see the init: $(cat "$(ct_out sib)")"
-	! grep -q REACHED "$(ct_out sib)" || fail "$(cat "$(ct_out sib)")"
+	wait_output "$CID-sib" done
+	grep -q "^victim " "$(ct_out "$CID-sib")" || fail "the sibling did not see the init: $(cat "$(ct_out "$CID-sib")")"
+	! grep -q REACHED "$(ct_out "$CID-sib")" || fail "$(cat "$(ct_out "$CID-sib")")"
 }
 
 # --- symlinks in the rootfs: nothing created, mounted or written outside it -------------
@@ -396,4 +397,108 @@ run_hostile() {
 	echo "# creates: $ok succeeded, $failed refused" >&3
 	assert_canary_intact
 	[[ -z $(bundle_mounts) ]] || fail "mounts left: $(bundle_mounts)"
+}
+
+# --- capabilities and no_new_privs -----------------------------------------------------
+
+# status_field NAME: "NAME:\tVALUE" lines of /proc/self/status, as shell code
+# for the container.
+caps_cmd='grep -E "^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):" /proc/self/status'
+
+@test "capabilities: inheritable and ambient stay empty when the config leaves them out" {
+	update_config '.process.capabilities = {
+		bounding: ["CAP_KILL", "CAP_NET_BIND_SERVICE", "CAP_CHOWN"],
+		effective: ["CAP_KILL", "CAP_CHOWN"],
+		permitted: ["CAP_KILL", "CAP_CHOWN"]}'
+	run_in_container "$caps_cmd"
+	assert_success
+	local want_bnd want_eff
+	want_bnd=$(cap_mask CAP_KILL CAP_NET_BIND_SERVICE CAP_CHOWN)
+	want_eff=$(cap_mask CAP_KILL CAP_CHOWN)
+	assert_output_contains "CapInh:	0000000000000000"
+	assert_output_contains "CapAmb:	0000000000000000"
+	assert_output_contains "CapBnd:	$want_bnd"
+	assert_output_contains "CapEff:	$want_eff"
+	assert_output_contains "CapPrm:	$want_eff"
+	assert_no_leftovers
+}
+
+@test "capabilities: an empty capabilities object gives none at all" {
+	update_config '.process.capabilities = {}'
+	run_in_container "$caps_cmd"
+	assert_success
+	local f
+	for f in CapInh CapPrm CapEff CapBnd CapAmb; do
+		assert_output_contains "$f:	0000000000000000"
+	done
+}
+
+@test "capabilities: a non-root user keeps only what the config grants (no root-to-user leftovers)" {
+	update_config '.process.user = {uid: 1000, gid: 1000} |
+		.process.capabilities = {bounding: ["CAP_KILL"], effective: [], permitted: [], inheritable: [], ambient: []}'
+	run_in_container "$caps_cmd; id -u"
+	assert_success
+	assert_output_contains "CapEff:	0000000000000000"
+	assert_output_contains "CapPrm:	0000000000000000"
+	assert_output_contains "CapInh:	0000000000000000"
+	assert_output_contains "CapAmb:	0000000000000000"
+	assert_output_contains "1000"
+}
+
+# suid_setup NNP: /suidprobe setuid root in the rootfs; the process runs it as
+# uid 1000 with noNewPrivileges = NNP.
+suid_setup() {
+	install_helper suidprobe
+	chown 0:0 "$BUNDLE/rootfs/suidprobe"
+	chmod 4755 "$BUNDLE/rootfs/suidprobe"
+	update_config --argjson nnp "$1" '.process.user = {uid: 1000, gid: 1000} |
+		.process.noNewPrivileges = $nnp |
+		.process.capabilities = {bounding: ["CAP_KILL", "CAP_CHOWN"], effective: [], permitted: []}'
+	set_args /suidprobe
+}
+
+@test "noNewPrivileges: a setuid-root binary in the rootfs gives nothing" {
+	suid_setup true
+	run runtime run -b "$BUNDLE" "$CID"
+	assert_success
+	assert_output_contains "ruid=1000 euid=1000"
+	assert_output_contains "CapEff=0000000000000000"
+	assert_output_contains "NoNewPrivs=1"
+	assert_no_leftovers
+}
+
+@test "noNewPrivileges false: the same setuid binary does work (the test above has teeth), capped by the bounding set" {
+	suid_setup false
+	run runtime run -b "$BUNDLE" "$CID"
+	assert_success
+	assert_output_contains "ruid=1000 euid=0"
+	assert_output_contains "CapEff=$(cap_mask CAP_KILL CAP_CHOWN)"
+	assert_output_contains "NoNewPrivs=0"
+	assert_no_leftovers
+}
+
+# --- the runtime's environment ------------------------------------------------------
+
+@test "environment: nothing of the runtime's environment reaches the container" {
+	set_args sh -c 'env; echo ---; cat /proc/1/environ | tr "\0" "\n"; echo ---; cat /proc/self/environ | tr "\0" "\n"'
+	update_config '.process.env = ["PATH=/bin:/usr/bin", "KEEP=1"]'
+	run env SECRET_TOKEN=xyz-secret _SANDRUN_EXESEALED=1 LD_PRELOAD= LISTEN_PID=1 \
+		"$RUNTIME" --root "$ROOT" run -b "$BUNDLE" "$CID"
+	assert_success
+	[[ $output != *xyz-secret* ]] || fail "the runtime's environment leaked: $output"
+	[[ $output != *_SANDRUN* ]] || fail "the exeseal marker leaked: $output"
+	assert_output_contains "KEEP=1"
+	assert_no_leftovers
+}
+
+@test "environment: create then start: the created init's environment does not carry over" {
+	# The init (the runtime's image until start) has the runtime's
+	# environment; the process it becomes must not.
+	set_args sh -c 'cat /proc/self/environ | tr "\0" "\n"'
+	update_config '.process.env = ["PATH=/bin:/usr/bin"]'
+	SECRET_TOKEN=xyz-secret runtime create -b "$BUNDLE" "$CID" </dev/null >"$(ct_out "$CID")" 2>&1
+	runtime start "$CID"
+	wait_status "$CID" stopped
+	! grep -q xyz-secret "$(ct_out "$CID")" || fail "leaked: $(cat "$(ct_out "$CID")")"
+	grep -q "PATH=/bin:/usr/bin" "$(ct_out "$CID")" || fail "no env: $(cat "$(ct_out "$CID")")"
 }
