@@ -9,8 +9,10 @@
  * (open_tree + mount_setattr: the same inode, reached through a mount that
  * refuses writes with EROFS and that appears in no mount table), falling
  * back to a sealed memfd copy (F_SEAL_SEAL|SHRINK|GROW|WRITE).  An
- * environment marker stops a loop; it is removed from the environment as
- * soon as the new image starts, so neither hooks nor the container see it. */
+ * environment marker holding the pid (which the exec keeps) stops a loop; it
+ * is removed from the environment as soon as the new image starts, so
+ * neither hooks nor the container see it, and one inherited from another
+ * process is ignored. */
 #ifndef SANDRUN_EXESEAL_H
 #define SANDRUN_EXESEAL_H
 
@@ -18,8 +20,7 @@
 
 #include "sandrun/error.h"
 
-/* The marker set for the re-executed image (internal; documented for
- * debugging). */
+/* The marker set for the re-executed image: "_SANDRUN_EXESEALED=<pid>". */
 #define SR_EXESEAL_ENV "_SANDRUN_EXESEALED"
 
 /* Whether `command` (argv's command name) creates or enters a container

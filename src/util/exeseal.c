@@ -2,6 +2,7 @@
  * process can write (see exeseal.h for the order of the methods). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -147,11 +148,14 @@ copy_to_sealed_memfd (sr_error **err)
   return steal_fd (&fd);
 }
 
-/* Returns only on failure. */
+/* Returns only on failure.  The marker holds our pid, which the exec keeps:
+ * a marker inherited from elsewhere is not ours and is ignored. */
 static int
 reexec_from (int fd, char **argv, sr_error **err)
 {
-  if (setenv (SR_EXESEAL_ENV, "1", 1) < 0)
+  char pid[32];
+  snprintf (pid, sizeof pid, "%d", (int) getpid ());
+  if (setenv (SR_EXESEAL_ENV, pid, 1) < 0)
     return sr_fail (err, errno, "setenv %s", SR_EXESEAL_ENV);
   fexecve (fd, argv, environ);
   int saved = errno;
@@ -182,13 +186,14 @@ sr_exeseal_ensure (const char *command, char **argv, sr_error **err)
     { "a sealed memfd copy", copy_to_sealed_memfd },
   };
   _cleanup_error_ sr_error *last = NULL;
-  bool reexecuted = getenv (SR_EXESEAL_ENV) != NULL;
+  const char *marker = getenv (SR_EXESEAL_ENV);
+  long pid;
+  bool reexecuted = marker != NULL && sr_parse_long (marker, &pid) == 0 && pid == getpid ();
 
+  if (marker != NULL)
+    unsetenv (SR_EXESEAL_ENV);
   if (reexecuted)
-    {
-      unsetenv (SR_EXESEAL_ENV);
-      restore_name (argv);
-    }
+    restore_name (argv);
   if (!sr_exeseal_needed (command))
     return 0;
   const char *how = sr_exeseal_protection ();
