@@ -18,6 +18,10 @@ int cmd_delete (const struct sr_globals *g, int argc, char **argv, sr_error **er
 int cmd_list (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 int cmd_ps (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 int cmd_spec (const struct sr_globals *g, int argc, char **argv, sr_error **err);
+int cmd_pause (const struct sr_globals *g, int argc, char **argv, sr_error **err);
+int cmd_resume (const struct sr_globals *g, int argc, char **argv, sr_error **err);
+int cmd_update (const struct sr_globals *g, int argc, char **argv, sr_error **err);
+int cmd_events (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 int cmd_features (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 
 /* Shared by create and run: parse the create flags.  `extra` are run's own

@@ -298,6 +298,21 @@ sr_cg_remove_path (struct sr_cg_hier *h, bool created_only, sr_error **err)
 
 /* ---- processes --------------------------------------------------------- */
 
+DIR *
+sr_cg_opendir (int dirfd, sr_error **err)
+{
+  int fd = openat (dirfd, ".", DIR_FLAGS);
+  if (fd < 0)
+    return sr_fail (err, errno, "cgroup: open directory"), NULL;
+  DIR *dir = fdopendir (fd);
+  if (dir == NULL)
+    {
+      sr_fail (err, errno, "cgroup: open directory");
+      sr_close (fd);
+    }
+  return dir;
+}
+
 static int
 append_procs (int dirfd, pid_t **pids, size_t *n, sr_error **err)
 {
@@ -324,15 +339,9 @@ collect (int dirfd, int depth, pid_t **pids, size_t *n, sr_error **err)
     return sr_fail (err, ELOOP, "cgroup: sub-cgroups nested too deep");
   if (append_procs (dirfd, pids, n, err) < 0)
     return -1;
-  int fd = openat (dirfd, ".", DIR_FLAGS);
-  if (fd < 0)
-    return sr_fail (err, errno, "cgroup: open directory");
-  _cleanup_closedir_ DIR *dir = fdopendir (fd);
+  _cleanup_closedir_ DIR *dir = sr_cg_opendir (dirfd, err);
   if (dir == NULL)
-    {
-      sr_close (fd);
-      return sr_fail (err, errno, "cgroup: open directory");
-    }
+    return -1;
   struct dirent *de;
   while ((de = readdir (dir)) != NULL)
     {

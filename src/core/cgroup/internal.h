@@ -8,6 +8,7 @@
 #ifndef SANDRUN_CGROUP_INTERNAL_H
 #define SANDRUN_CGROUP_INTERNAL_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -143,6 +144,8 @@ int sr_cg_open_path (struct sr_cg_hier *h, sr_error **err);
  * leave; a missing directory is not an error. */
 int sr_cg_remove_path (struct sr_cg_hier *h, bool created_only,
                        sr_error **err);
+/* A readdir handle on an opened cgroup directory (its own fd). */
+DIR *sr_cg_opendir (int dirfd, sr_error **err);
 /* The pids in a cgroup and its descendants, appended to *pids. */
 int sr_cg_collect_pids (int dirfd, pid_t **pids, size_t *n, sr_error **err);
 /* Sleep for a few milliseconds (polling helper). */

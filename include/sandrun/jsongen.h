@@ -1,0 +1,16 @@
+/* Small helpers around yajl's generator, for the documents sandrun writes
+ * itself (events, the config that update rewrites). */
+#ifndef SANDRUN_JSONGEN_H
+#define SANDRUN_JSONGEN_H
+
+#include <stdbool.h>
+#include <yajl/yajl_gen.h>
+
+/* A generator; `pretty` indents with tabs.  Aborts when out of memory. */
+yajl_gen sr_json_gen_new (bool pretty);
+void sr_json_gen_str (yajl_gen g, const char *s);
+/* The text generated (with a trailing newline when `newline`), malloc'd;
+ * frees the generator. */
+char *sr_json_gen_take (yajl_gen g, bool newline);
+
+#endif
