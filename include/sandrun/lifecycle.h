@@ -24,4 +24,7 @@ bool sr_init_alive (pid_t pid, unsigned long long start_time);
  * NULL), remove the state directory. */
 int sr_container_destroy (sr_container *c, const oci_config *cfg, sr_error **err);
 
+/* --pid-file: the pid in decimal, written atomically (create, run, exec). */
+int sr_write_pid_file (const char *path, pid_t pid, sr_error **err);
+
 #endif

@@ -38,6 +38,9 @@ struct sr_spawn_ctx
   /* Signals the runtime inherited as ignored: the only dispositions that
    * would survive execve, so the only ones the init resets. */
   uint64_t ignored_signals;
+  /* The child's entry point; NULL: sr_init_main (exec has its own).  It
+   * must not return. */
+  void (*child_main) (struct sr_spawn_ctx *ctx, int sync_fd);
 
   /* which optional sync steps happen (both sides read these) */
   bool want_idmap;

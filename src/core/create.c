@@ -374,8 +374,8 @@ drive_init (struct create_txn *t, sr_error **err)
   return sr_sync_expect_step (s->sync_fd, SR_STEP_READY, err);
 }
 
-static int
-write_pid_file (const char *path, pid_t pid, sr_error **err)
+int
+sr_write_pid_file (const char *path, pid_t pid, sr_error **err)
 {
   _cleanup_free_ char *dir = xstrdup (path);
   char *slash = strrchr (dir, '/');
@@ -404,7 +404,7 @@ finish_create (struct create_txn *t, sr_error **err)
   t->c.rec.created_done = true;
   if (sr_record_write (t->c.dirfd, &t->c.rec, err) < 0)
     return -1;
-  if (t->opts->pid_file != NULL && write_pid_file (t->opts->pid_file, t->spawn.pid, err) < 0)
+  if (t->opts->pid_file != NULL && sr_write_pid_file (t->opts->pid_file, t->spawn.pid, err) < 0)
     return -1;
   if (sr_sync_send (t->spawn.sync_fd, SR_SYNC_STEP, SR_STEP_GO, NULL, err) < 0)
     return -1;

@@ -125,6 +125,8 @@ sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err)
   if (pid == 0)
     {
       sr_close (sv[0]);
+      if (ctx->child_main != NULL)
+        ctx->child_main (ctx, sv[1]);
       sr_init_main (ctx, sv[1]);
     }
   sr_close (sv[1]);
