@@ -67,4 +67,16 @@ int sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err);
 void sr_init_main (struct sr_spawn_ctx *ctx, int sync_fd)
     __attribute__ ((noreturn));
 
+/* Steps of the init that exec's child takes too. */
+/* Unblock every signal; reset to the default those inherited as ignored. */
+void sr_init_reset_signals (uint64_t ignored);
+/* In a new or joined user namespace: uid and gid 0 there. */
+int sr_init_become_root (sr_error **err);
+/* After the filesystem is the container's: terminal (the slave bound over
+ * /dev/console when `bind_console`), rlimits, oomScoreAdj, the process
+ * attributes, seccomp, identity, labels, no_new_privs, in that order (the
+ * seccomp listener fd goes to the parent over `sync`). */
+int sr_init_setup_process (struct sr_spawn_ctx *ctx, int sync,
+                           bool bind_console, sr_error **err);
+
 #endif

@@ -33,8 +33,8 @@
 
 /* Handled signals fall back to the default at execve by themselves; an
  * ignored one would stay ignored in the container. */
-static void
-reset_signals (uint64_t ignored)
+void
+sr_init_reset_signals (uint64_t ignored)
 {
   sigset_t none;
   struct sigaction dfl = { .sa_handler = SIG_DFL };
@@ -80,8 +80,8 @@ ask_parent (int sync, enum sr_sync_step please, enum sr_sync_step done, sr_error
 }
 
 /* In a new (or joined) user namespace, act as its root. */
-static int
-become_root (sr_error **err)
+int
+sr_init_become_root (sr_error **err)
 {
   if (setresgid (0, 0, 0) < 0)
     return sr_fail (err, errno, "setresgid to the user namespace's root");
@@ -108,7 +108,7 @@ enter_namespaces_two_step (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
         return -1;
     }
   if ((ctx->ns.new_flags | ctx->ns.join_flags) & CLONE_NEWUSER)
-    if (become_root (err) < 0)
+    if (sr_init_become_root (err) < 0)
       return -1;
   if ((new_flags & ~CLONE_NEWUSER) && unshare (new_flags & ~CLONE_NEWUSER) < 0)
     return sr_fail (err, errno, "create namespaces");
@@ -137,7 +137,7 @@ enter_namespaces (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
     return 0;
   if (ask_parent (sync, SR_STEP_IDMAP_PLEASE, SR_STEP_IDMAP_DONE, err) < 0)
     return -1;
-  return become_root (err);
+  return sr_init_become_root (err);
 }
 
 static int
@@ -235,13 +235,13 @@ load_seccomp (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
   return 0;
 }
 
-static int
-setup_process (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
+int
+sr_init_setup_process (struct sr_spawn_ctx *ctx, int sync, bool bind_console, sr_error **err)
 {
   const oci_process *p = ctx->cfg->process;
   bool nnp = p->no_new_privileges;
 
-  if (p->terminal && sr_terminal_setup (p, ctx->console_socket, true, err) < 0)
+  if (p->terminal && sr_terminal_setup (p, ctx->console_socket, bind_console, err) < 0)
     return -1;
   sr_close (ctx->console_socket);
   ctx->console_socket = -1;
@@ -314,7 +314,7 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
   /* Not dumpable: nothing in the container may ptrace us or open our fds
    * through /proc while host fds are still open (CVE-2016-9962). */
   prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
-  reset_signals (ctx->ignored_signals);
+  sr_init_reset_signals (ctx->ignored_signals);
   close_runtime_fds (ctx, sync);
 
   if (enter_namespaces (ctx, sync, err) < 0)
@@ -331,7 +331,7 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
     return -1;
   if (setup_filesystem (ctx, sync, state_json, err) < 0)
     return -1;
-  if (setup_process (ctx, sync, err) < 0)
+  if (sr_init_setup_process (ctx, sync, true, err) < 0)
     return -1;
 
   exe = sr_process_find_executable (p, err);
