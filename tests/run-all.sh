@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# Quick start, step 2: the whole test suite, as root on Debian 12.
+#
+#   tests/run-all.sh            everything
+#   SECTIONS="unit integration" tests/run-all.sh   only some sections
+#
+# Sections: unit (C unit tests), integration (bats, real containers, on this
+# host's cgroup layout), asan (the unit tests and part of the integration
+# suite against an ASan+UBSan build), cgroupv2 (the cgroup-dependent and
+# attack tests inside a pure cgroup v2 guest, ../shared/tools/vm-run), fuzz
+# (each libFuzzer target for FUZZ_SECONDS), soak (SOAK_COUNT create/start/
+# delete cycles).  It installs what it needs from Debian first, builds out of
+# tree under tests/.work/, and ends with the line "N passed, M failed" (and
+# ", K skipped"); the exit status is non-zero when anything failed.
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+work=$repo/tests/.work
+logs=$work/logs
+mkdir -p "$logs"
+SECTIONS=${SECTIONS:-unit integration asan cgroupv2 fuzz soak}
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+export SOAK_COUNT=${SOAK_COUNT:-50}
+vm_run=$(cd "$repo/.." && pwd)/shared/tools/vm-run
+
+passed=0 failed=0 skipped=0
+failures=()
+
+say() { printf '\n== %s\n' "$*"; }
+wants() { [[ " $SECTIONS " == *" $1 "* ]]; }
+
+# count NAME FILE STATUS: add a TAP log's results; a non-zero status with no
+# failed test in the log (a crash, a build error) is one failure of its own.
+count() {
+	local name=$1 file=$2 status=$3 p f s
+	p=$(grep -cE '^ok [0-9]+' "$file" | head -1)
+	s=$(grep -cE '^ok [0-9]+.*# [Ss][Kk][Ii][Pp]' "$file" | head -1)
+	f=$(grep -cE '^not ok [0-9]+' "$file" | head -1)
+	passed=$((passed + p - s))
+	skipped=$((skipped + s))
+	failed=$((failed + f))
+	grep -E '^not ok [0-9]+' "$file" | sed "s|^|$name: |" >>"$logs/failures.txt"
+	if ((status != 0 && f == 0)); then
+		failed=$((failed + 1))
+		echo "$name: exited with status $status (see $file)" >>"$logs/failures.txt"
+	fi
+	printf '%s: %d passed, %d failed, %d skipped\n' "$name" $((p - s)) "$f" "$s"
+}
+
+# run_tap NAME CMD...: run a TAP producer, keep its output, count it.
+run_tap() {
+	local name=$1
+	shift
+	"$@" >"$logs/$name.tap" 2>"$logs/$name.err"
+	count "$name" "$logs/$name.tap" $?
+}
+
+finish() {
+	if [[ -s $logs/failures.txt ]]; then
+		say "failures"
+		cat "$logs/failures.txt"
+	fi
+	echo
+	if ((skipped > 0)); then
+		echo "$passed passed, $failed failed, $skipped skipped"
+	else
+		echo "$passed passed, $failed failed"
+	fi
+	((failed == 0))
+	exit
+}
+: >"$logs/failures.txt"
+
+# build DIR [CONFIGURE-ARGS...]: an out-of-tree build; 0 on success.
+build() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	(cd "$dir" && "$repo/configure" -q "$@" && make -j"$(nproc)" >/dev/null &&
+		make -j"$(nproc)" check TESTS= >/dev/null) >"$dir.log" 2>&1
+}
+
+say "dependencies"
+if ! contrib/scripts/install-deps.sh --tests; then
+	echo "deps: installing the test dependencies failed" >>"$logs/failures.txt"
+	failed=$((failed + 1))
+	finish
+fi
+
+say "build"
+./autogen.sh >"$logs/autogen.log" 2>&1 || { echo "autogen failed" >>"$logs/failures.txt"; failed=$((failed + 1)); finish; }
+if ! build "$work/build"; then
+	tail -30 "$work/build.log"
+	echo "build: failed (see $work/build.log)" >>"$logs/failures.txt"
+	failed=$((failed + 1))
+	finish
+fi
+export RUNTIME=$work/build/sandrun
+for helper in tests/helpers/recvtty.c; do
+	[[ -f $helper ]] && cc -O2 -Wall -o "$work/$(basename "$helper" .c)" "$helper"
+done
+echo "built $RUNTIME"
+
+unit_tests() { # DIR PREFIX
+	local t
+	for t in "$1"/tests/unit/test-*; do
+		[[ -x $t ]] || continue
+		run_tap "$2$(basename "$t")" "$t"
+	done
+}
+
+integration_files() {
+	ls tests/integration/*.bats | grep -v -e soak.bats
+}
+
+if wants unit; then
+	say "unit tests"
+	unit_tests "$work/build" ""
+fi
+
+if wants integration; then
+	say "integration tests (this host: cgroup $(stat -fc %T /sys/fs/cgroup))"
+	# shellcheck disable=SC2046
+	run_tap integration timeout 3600 bats --tap $(integration_files)
+fi
+
+if wants asan; then
+	say "ASan + UBSan build"
+	if build "$work/build-asan" --enable-sanitizers; then
+		export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86
+		export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87
+		unit_tests "$work/build-asan" "asan-"
+		RUNTIME=$work/build-asan/sandrun run_tap asan-integration timeout 1800 bats --tap \
+			$(ls tests/integration/{lifecycle,errors,badinput,attacks}.bats 2>/dev/null)
+	else
+		echo "asan: build failed (see $work/build-asan.log)" >>"$logs/failures.txt"
+		failed=$((failed + 1))
+	fi
+fi
+
+if wants cgroupv2; then
+	say "cgroup v2 guest"
+	if [[ -x $vm_run ]]; then
+		v2_files=$(ls tests/integration/{cgroups,cgroups_*,update,pause,events,lifecycle,attacks}.bats 2>/dev/null | sort -u)
+		# shellcheck disable=SC2086
+		run_tap cgroupv2 "$vm_run" --mem 2G --timeout 2400 -- \
+			env RUNTIME="$RUNTIME" bats --tap $v2_files
+	else
+		echo "cgroupv2: $vm_run not found: skipped" | tee -a "$logs/cgroupv2.tap"
+		skipped=$((skipped + 1))
+	fi
+fi
+
+if wants fuzz; then
+	say "fuzzing (${FUZZ_SECONDS}s per target)"
+	if build "$work/build-fuzz" --enable-fuzzing CC=clang; then
+		for f in "$work"/build-fuzz/tests/fuzz/fuzz-*; do
+			[[ -x $f ]] || continue
+			name=$(basename "$f")
+			corpus=$work/corpus-${name#fuzz-}
+			mkdir -p "$corpus"
+			cp -n tests/fuzz/corpus/"${name#fuzz-}"/* "$corpus"/ 2>/dev/null
+			if "$f" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+				-artifact_prefix="$logs/$name-" "$corpus" >"$logs/$name.log" 2>&1; then
+				echo "ok 1 $name: no finding in ${FUZZ_SECONDS}s" >"$logs/$name.tap"
+			else
+				echo "not ok 1 $name: a finding (see $logs/$name.log)" >"$logs/$name.tap"
+			fi
+			count "$name" "$logs/$name.tap" 0
+		done
+	else
+		echo "fuzz: build failed (see $work/build-fuzz.log)" >>"$logs/failures.txt"
+		failed=$((failed + 1))
+	fi
+fi
+
+if wants soak; then
+	say "soak ($SOAK_COUNT cycles)"
+	if [[ -f tests/integration/soak.bats ]]; then
+		run_tap soak timeout 1800 bats --tap tests/integration/soak.bats
+	elif [[ -x tests/soak.sh ]]; then
+		run_tap soak timeout 1800 tests/soak.sh
+	else
+		echo "soak: no soak test yet"
+	fi
+fi
+
+finish
