@@ -253,16 +253,23 @@ sr_read_file_at (int dirfd, const char *path, size_t max_size, char **out,
   if (fd < 0)
     return sr_fail (err, errno, "open \"%s\"", path);
 
-  size_t cap = 4096, used = 0;
-  _cleanup_free_ char *buf = xmalloc (cap + 1);
+  size_t cap = max_size < 4096 ? max_size : 4096, used = 0;
+  _cleanup_free_ char *buf = xmalloc (cap + 2);
   for (;;)
     {
       if (used == cap)
         {
-          if (cap >= max_size)
+          /* Full at the limit: one more byte means the file is too big. */
+          char probe;
+          ssize_t more = cap >= max_size ? read (fd, &probe, 1) : 1;
+          if (more < 0 && errno == EINTR)
+            continue;
+          if (cap >= max_size && more > 0)
             return sr_fail (err, EFBIG, "read \"%s\"", path);
+          if (cap >= max_size)
+            break;
           cap = cap * 2 > max_size ? max_size : cap * 2;
-          buf = xrealloc (buf, cap + 1);
+          buf = xrealloc (buf, cap + 2);
         }
       ssize_t r = read (fd, buf + used, cap - used);
       if (r < 0 && errno == EINTR)
