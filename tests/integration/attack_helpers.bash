@@ -9,8 +9,14 @@ ATTACK_BIN=$WORK_DIR/attack-helpers
 
 attack_setup() {
 	setup_bundle "$@"
+	cp "$BUNDLE/config.json" "$BATS_TEST_TMPDIR/config.orig"
 	CANARY=
 	EXTRA_BUNDLES=()
+}
+
+# reset_config: $BUNDLE/config.json as attack_setup left it.
+reset_config() {
+	cp "$BATS_TEST_TMPDIR/config.orig" "$BUNDLE/config.json"
 }
 
 attack_teardown() {
@@ -163,18 +169,14 @@ snapshot_host() {
 }
 
 # PIDs (and commands) of the processes whose cwd or root is in the bundle,
-# or that carry the test's mark.
+# or that carry the test's mark (one find, one grep: the host may run
+# hundreds of processes).
 bundle_pids() {
-	local p link
-	for p in /proc/[0-9]*; do
-		for link in cwd root; do
-			link=$(readlink "$p/$link" 2>/dev/null) || continue
-			if [[ $link == "$BUNDLE" || $link == "$BUNDLE"/* ]]; then
-				echo "${p#/proc/} $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)"
-				break
-			fi
-		done
-	done | sort -u
+	local d
+	for d in $(find /proc/[0-9]*/cwd /proc/[0-9]*/root -maxdepth 0 \
+		\( -lname "$BUNDLE" -o -lname "$BUNDLE/*" \) -printf '%h\n' 2>/dev/null | sort -u); do
+		echo "${d#/proc/} $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)"
+	done
 	live_marked_pids | sort -u
 }
 
