@@ -147,6 +147,25 @@ for how in ("/proc/%s/exe" % sys.argv[1], "/proc/self/fd/%d" % fd):
 	[[ $stderr == *"runtime binary: sealed memfd"* ]] || fail "no memfd: $stderr"
 }
 
+@test "CVE-2019-5736: a binary on a read-only mount runs as it is, a stray marker does not skip the defence" {
+	requires_root
+	[[ $RUNTIME_NAME == sandrun ]] || skip "sandrun's own defence"
+	local dir=$BATS_TEST_TMPDIR/robin
+	mkdir -p "$dir"
+	EXTRA_BUNDLES+=("$dir")
+	cp "$RUNTIME" "$dir/"
+	mount --bind "$dir" "$dir"
+	mount -o remount,bind,ro "$dir"
+	run --separate-stderr "$dir/$RUNTIME_NAME" --debug --root "$ROOT" run -b /nonexistent "$CID"
+	assert_failure
+	[[ $stderr == *"runtime binary: read-only mount"* && $stderr != *re-executing* ]] ||
+		fail "read-only binary re-executed: $stderr"
+	# The loop marker of another process (here: set by hand) is not ours.
+	run --separate-stderr env _SANDRUN_EXESEALED=1 "$RUNTIME" --debug --root "$ROOT" run -b /nonexistent "$CID"
+	assert_failure
+	[[ $stderr == *re-executing* ]] || fail "a stray marker skipped the defence: $stderr"
+}
+
 # --- CVE-2024-21626: leaked fds, cwd through /proc/self/fd -------------------------
 
 @test "fds: the container process has only 0, 1 and 2, whatever the caller had open" {
