@@ -227,6 +227,23 @@ host_fd_targets() {
 	[[ -z $leaked ]] || fail "the created init holds host paths: $leaked"
 }
 
+@test "fds: the init of a created container that joined a namespace by path no longer holds its fd" {
+	skip "BUG(init.c): close_runtime_fds keeps ns.join_fds until execve; they could be closed once the namespaces are entered"
+	requires_root
+	unshare --net sleep 60 &
+	local holder=$!
+	sleep 0.3
+	update_config --arg p "/proc/$holder/ns/net" \
+		'.linux.namespaces |= map(if .type == "network" then .path = $p else . end)'
+	create_container "$CID"
+	local pid fds
+	pid=$(state_field "$CID" pid)
+	fds=$(ls -l "/proc/$pid/fd/" | grep -E -- '-> (net|mnt|pid|ipc|uts|user|cgroup|time):\[' || true)
+	kill "$holder"
+	assert_success
+	[[ -z $fds ]] || fail "the created init holds namespace fds: $fds"
+}
+
 @test "CVE-2024-21626 shape: a pod sibling with CAP_SYS_PTRACE cannot reach a host directory through the init's fds" {
 
 	local sib=$BATS_TEST_TMPDIR/sibling
