@@ -97,6 +97,7 @@ for ((i = 1; i <= COUNT; i++)); do
 	fi
 	((i % 100)) || echo "soak.sh: $i cycles, $(snapshot)"
 done
+cycles=$((i > COUNT ? COUNT : i))
 # Processes may take a moment to be reaped by whoever inherited them.
 for _ in $(seq 1 50); do
 	[[ $(soak_procs) -eq 0 ]] && break
@@ -105,7 +106,7 @@ done
 after=$(snapshot)
 host_after=$(host_mounts)
 elapsed=$(($(date +%s) - start))
-echo "soak.sh: $COUNT cycles in ${elapsed}s; before: $before; after: $after; host mount table: $host_before -> $host_after lines"
+echo "soak.sh: $cycles cycles in ${elapsed}s; before: $before; after: $after; host mount table: $host_before -> $host_after lines"
 
 status=0
 ((failures == 0)) || {
