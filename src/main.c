@@ -26,6 +26,7 @@ static const struct
   { "delete", cmd_delete, "delete a container and everything it holds" },
   { "list", cmd_list, "list the containers" },
   { "ps", cmd_ps, "list the processes of a container" },
+  { "exec", cmd_exec, "run a new process inside a container" },
   { "pause", cmd_pause, "suspend every process of a container" },
   { "resume", cmd_resume, "resume the processes of a paused container" },
   { "update", cmd_update, "update the resource limits of a container" },

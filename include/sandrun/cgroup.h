@@ -47,6 +47,13 @@ int sr_cgroup_create_with_devices (const char *id, const char *cgroups_path,
 int sr_cgroup_open (const char *recorded_path, sr_cgroup **out,
                     sr_error **err);
 
+/* The same, descending into the existing sub-cgroups of `exec --cgroup`
+ * ("[CONTROLLER[,CONTROLLER]:]PATH" each, runc's forms; NULL or empty: the
+ * container's cgroup).  A sub-cgroup that does not exist makes
+ * sr_cgroup_enter fail. */
+int sr_cgroup_open_sub (const char *recorded_path, char *const *subs,
+                        sr_cgroup **out, sr_error **err);
+
 /* The path to record in the state (absolute within the hierarchies).
  * Usually one path ("/default/web"), the same in every hierarchy.  Where a
  * relative cgroupsPath (or none: the default is the id, relative, as with

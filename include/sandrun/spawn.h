@@ -72,6 +72,12 @@ void sr_init_main (struct sr_spawn_ctx *ctx, int sync_fd)
 void sr_init_reset_signals (uint64_t ignored);
 /* In a new or joined user namespace: uid and gid 0 there. */
 int sr_init_become_root (sr_error **err);
+/* Fork the process that enters the pid and time namespaces joined or made
+ * (they apply to children only), a sibling (CLONE_PARENT) so that the
+ * runtime can wait for it.  Returns 0 in the new process; the calling one
+ * sends the new pid to the runtime (a PID message) and exits.  `what` names
+ * the new process in the error. */
+int sr_init_fork_sibling (int sync, const char *what, sr_error **err);
 /* After the filesystem is the container's: terminal (the slave bound over
  * /dev/console when `bind_console`), rlimits, oomScoreAdj, the process
  * attributes, seccomp, identity, labels, no_new_privs, in that order (the

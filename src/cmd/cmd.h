@@ -17,6 +17,7 @@ int cmd_kill (const struct sr_globals *g, int argc, char **argv, sr_error **err)
 int cmd_delete (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 int cmd_list (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 int cmd_ps (const struct sr_globals *g, int argc, char **argv, sr_error **err);
+int cmd_exec (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 int cmd_spec (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 int cmd_pause (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 int cmd_resume (const struct sr_globals *g, int argc, char **argv, sr_error **err);

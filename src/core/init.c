@@ -90,6 +90,19 @@ sr_init_become_root (sr_error **err)
   return 0;
 }
 
+int
+sr_init_fork_sibling (int sync, const char *what, sr_error **err)
+{
+  pid_t pid = (pid_t) syscall (SYS_clone, (unsigned long) (CLONE_PARENT | SIGCHLD),
+                               NULL, NULL, NULL, 0);
+  if (pid < 0)
+    return sr_fail (err, errno, "fork %s", what);
+  if (pid == 0)
+    return 0;
+  sr_sync_send (sync, SR_SYNC_PID, pid, NULL, NULL);
+  _exit (0);
+}
+
 /* The slow path: join namespaces by path, create the rest with unshare, and
  * fork the real init (a sibling: CLONE_PARENT) into the pid and time
  * namespaces that only apply to children.  Returns in the new init. */
@@ -117,15 +130,7 @@ enter_namespaces_two_step (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
     return -1;
   if (sr_ns_join (&ctx->ns, CLONE_NEWPID | CLONE_NEWTIME, err) < 0)
     return -1;
-
-  pid_t pid = (pid_t) syscall (SYS_clone, (unsigned long) (CLONE_PARENT | SIGCHLD),
-                               NULL, NULL, NULL, 0);
-  if (pid < 0)
-    return sr_fail (err, errno, "fork the container init");
-  if (pid == 0)
-    return 0;
-  sr_sync_send (sync, SR_SYNC_PID, pid, NULL, NULL);
-  _exit (0);
+  return sr_init_fork_sibling (sync, "the container init", err);
 }
 
 static int
