@@ -130,17 +130,33 @@ fork_if_needed (const struct sr_exec_child *x, int sync, sr_error **err)
 
 /* ---- the child ----------------------------------------------------------- */
 
-/* Only the sync socket, the console socket and the init's pidfd stay (and
- * the preserved fds, the caller's). */
+static bool
+is_kept (int fd, const int *keep, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (keep[i] == fd)
+      return true;
+  return false;
+}
+
+/* Only the sync socket, the console socket and the init's pidfd stay, and
+ * the preserved fds, the caller's.  A caller's fd reached us through an
+ * execve, so it is not close-on-exec: one that is in the preserved range
+ * is the runtime's own (the caller's numbering left a hole there), a cgroup
+ * or state directory maybe, and goes too. */
 static void
 close_host_fds (struct sr_exec_child *x, int sync)
 {
   struct sr_spawn_ctx *s = &x->spawn;
   int keep[] = { sync, s->console_socket, x->init_pidfd };
 
-  for (size_t i = 0; i < ARRAY_SIZE (s->runtime_fds); i++)
-    sr_close (s->runtime_fds[i]);
   sr_procfs_reset ();
+  for (int fd = 3; fd < 3 + s->preserve_fds; fd++)
+    {
+      int flags = fcntl (fd, F_GETFD);
+      if (flags >= 0 && (flags & FD_CLOEXEC) && !is_kept (fd, keep, ARRAY_SIZE (keep)))
+        close (fd);
+    }
   sr_close_fds_except (3 + s->preserve_fds, keep, ARRAY_SIZE (keep));
 }
 

@@ -413,6 +413,19 @@ cap_field() {
 	[[ $(cat "$out") == $'three\nfour\n0\n1\n2\n3\n4\n5' ]] || fail "unexpected: $(cat "$out")"
 }
 
+@test "exec --preserve-fds: the runtime's own fds never fill the range's holes" {
+	create_running
+	echo three >"$BATS_TEST_TMPDIR/f3"
+	local out=$BATS_TEST_TMPDIR/fds.out
+	# Only fd 3 is the caller's: 4..7 are free for the runtime's own.
+	# (runc 1.1 hands its own fds that land there to the process.)
+	timeout --kill-after=5 "$RUNTIME_TIMEOUT" "$RUNTIME" --root "$ROOT" exec --preserve-fds 5 "$CID" \
+		ls /proc/self/fd 3<"$BATS_TEST_TMPDIR/f3" 4>&- 5>&- 6>&- 7>&- >"$out" 2>&1 ||
+		fail "exec failed: $(cat "$out")"
+	# 4 is ls's own directory.
+	[[ $(cat "$out") == $'0\n1\n2\n3\n4' ]] || fail "unexpected fds: $(cat "$out")"
+}
+
 # --- terminal -------------------------------------------------------------------------
 
 @test "exec -t --console-socket -d: the pty master goes to the socket" {
