@@ -27,9 +27,10 @@ PREFIX=soak-$$
 MARK="SANDRUN_SOAK_MARK=$WORK"
 
 cleanup() {
-	local id
-	for id in $(ls "$ROOT" 2>/dev/null); do
-		timeout "$TIMEOUT" "$RUNTIME" --root "$ROOT" delete -f "$id" >/dev/null 2>&1 || true
+	local dir
+	for dir in "$ROOT"/*; do
+		[[ -d $dir ]] || continue
+		timeout "$TIMEOUT" "$RUNTIME" --root "$ROOT" delete -f "${dir##*/}" >/dev/null 2>&1 || true
 	done
 	rm -rf "$WORK"
 }
@@ -45,7 +46,7 @@ work_mounts() { awk -v w="$WORK" 'index($5, w) == 1' /proc/self/mountinfo | wc -
 host_mounts() { wc -l </proc/self/mountinfo; }
 cgroup_dirs() { find /sys/fs/cgroup -maxdepth 5 -type d -name "$PREFIX-*" 2>/dev/null | wc -l; }
 root_entries() { find "$ROOT" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
-shell_fds() { ls /proc/$$/fd | wc -l; }
+shell_fds() { find /proc/$$/fd -mindepth 1 -maxdepth 1 | wc -l; }
 # Processes of the soak: the containers' (marked) and this shell's children.
 soak_procs() {
 	{
