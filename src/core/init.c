@@ -324,6 +324,13 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
 
   if (enter_namespaces (ctx, sync, err) < 0)
     return -1;
+  /* Joined: the namespace fds are of no further use, and they are host
+   * handles a sibling could reach through /proc until execve. */
+  for (size_t i = 0; i < ctx->ns.join_len; i++)
+    {
+      sr_close (ctx->ns.join_fds[i]);
+      ctx->ns.join_fds[i] = -1;
+    }
   if (sr_sync_expect_step (sync, SR_STEP_CGROUP_DONE, err) < 0)
     return -1;
   if ((ctx->ns.new_flags & CLONE_NEWCGROUP) && unshare (CLONE_NEWCGROUP) < 0)
