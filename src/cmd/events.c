@@ -84,7 +84,7 @@ cmd_events (const struct sr_globals *g, int argc, char **argv, sr_error **err)
       {
       case 'i':
         if (parse_duration (optarg, &opts.interval_ms) < 0)
-          return sr_fail (err, EINVAL, "events: invalid value \"%s\" for "
+          return sr_fail (err, 0, "events: invalid value \"%s\" for "
                           "--interval: expected a duration such as 5s or "
                           "500ms", optarg), 1;
         break;
@@ -92,7 +92,7 @@ cmd_events (const struct sr_globals *g, int argc, char **argv, sr_error **err)
         opts.stats_only = true;
         break;
       default:
-        return sr_fail (err, EINVAL, "events: unknown option \"%s\" (usage: "
+        return sr_fail (err, 0, "events: unknown option \"%s\" (usage: "
                         "sandrun events " USAGE ")", argv[optind - 1]), 1;
       }
   if (cmd_expect_operands ("events", argc, argv, optind, 1, USAGE, err) < 0)

@@ -146,7 +146,7 @@ check_value (const struct flag *f, const char *v, char **json, sr_error **err)
       *json = NULL;
       return 0;
     }
-  return sr_fail (err, EINVAL, "update: invalid value \"%s\" for --%s", v,
+  return sr_fail (err, 0, "update: invalid value \"%s\" for --%s", v,
                   f->name);
 }
 
@@ -256,7 +256,7 @@ cmd_update (const struct sr_globals *g, int argc, char **argv, sr_error **err)
         values[c - FLAG_BASE] = optarg;
       else
         {
-          sr_fail (err, EINVAL, "update: unknown option \"%s\" (usage: sandrun "
+          sr_fail (err, 0, "update: unknown option \"%s\" (usage: sandrun "
                    "update " USAGE ")", argv[optind - 1]);
           return 1;
         }

@@ -341,7 +341,13 @@ watch_loop (struct watch *w, unsigned long long interval_ms, sr_error **err)
       if (r < 0 && errno != EINTR)
         return sr_fail (err, errno, "events: poll");
       if (r > 0 && fds[0].revents)
-        return 0;
+        {
+          /* Consume it: it must not fire when the mask is restored. */
+          struct signalfd_siginfo si;
+          if (read (w->sigfd, &si, sizeof si) < 0)
+            sr_debug ("events: read signalfd: %s", strerror (errno));
+          return 0;
+        }
       if (fds[2].revents && emit_ooms (w, err) < 0)
         return -1;
       if (init_gone (w, &fds[1]))
@@ -376,13 +382,18 @@ open_pidfd (pid_t pid, unsigned long long start_time)
   return fd;
 }
 
+/* SIGINT and SIGTERM end the watch, even when inherited as ignored (a
+ * shell's background job ignores SIGINT). */
 static int
 block_signals (sigset_t *old, sr_error **err)
 {
+  struct sigaction dfl = { .sa_handler = SIG_DFL };
   sigset_t set;
   sigemptyset (&set);
   sigaddset (&set, SIGINT);
   sigaddset (&set, SIGTERM);
+  sigaction (SIGINT, &dfl, NULL);
+  sigaction (SIGTERM, &dfl, NULL);
   if (sigprocmask (SIG_BLOCK, &set, old) < 0)
     return sr_fail (err, errno, "events: sigprocmask");
   int fd = signalfd (-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -423,7 +434,7 @@ sr_container_events (const struct sr_globals *g, const char *id,
   _cleanup_cgroup_ sr_cgroup *cg = NULL;
 
   if (opts->interval_ms == 0)
-    return sr_fail (err, EINVAL, "events: duration interval must be greater than 0");
+    return sr_fail (err, 0, "events: duration interval must be greater than 0");
   if (sr_container_load (g, id, false, &c, err) < 0)
     return sr_wrap (err, "events \"%s\"", id);
   if (c.status == SR_STATUS_STOPPED || c.rec.cgroup_path == NULL)
