@@ -225,6 +225,13 @@ sr_container_kill (const struct sr_globals *g, const char *id, int signo, bool a
     }
   if (signal_init (&c.rec, signo, err) < 0)
     return sr_wrap (err, "kill \"%s\"", id);
+  /* v1's freezer holds even a SIGKILL until the thaw (runc thaws too). */
+  if (signo == SIGKILL && c.status == SR_STATUS_PAUSED)
+    {
+      _cleanup_cgroup_ sr_cgroup *cg = NULL;
+      if (sr_cgroup_open (c.rec.cgroup_path, &cg, NULL) == 0)
+        sr_cgroup_freeze (cg, false, NULL);
+    }
   return 0;
 }
 

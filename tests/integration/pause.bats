@@ -151,6 +151,24 @@ frozen_cgroup() {
 	wait_status "$CID" stopped
 }
 
+@test "kill KILL (the init only) stops a paused container: it is thawed (runc)" {
+	create_running
+	local pid
+	pid=$(ct_pid)
+	runtime pause "$CID"
+	runtime kill "$CID" KILL
+	wait_pid_gone "$pid"
+	wait_status "$CID" stopped
+}
+
+@test "kill TERM leaves a paused container paused" {
+	create_running
+	runtime pause "$CID"
+	runtime kill "$CID" TERM
+	sleep 0.3
+	[[ $(state_field "$CID" status) == paused ]]
+}
+
 @test "pause: every process of the container is frozen, not only the init" {
 	set_cmd 'count() { i=0; while :; do i=$((i + 1)); echo $i >/dev/shm/$1; sleep 0.05; done; }
 		count child & count init'
