@@ -10,6 +10,7 @@
  * leaves the device to the namespace's end (physical ones return to the
  * host, virtual ones are destroyed). */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/if_addr.h>
 #include <linux/sockios.h>
 #include <net/if.h>
@@ -283,21 +284,37 @@ same_file (int a, int b)
          && sa.st_ino == sb.st_ino;
 }
 
+/* Enter the init's network namespace: by its pidfd (Linux 5.8), else by
+ * the runtime's own /proc (the host's, not the container's). */
+static int
+enter_netns_of (pid_t pid, sr_error **err)
+{
+  _cleanup_close_ int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  _cleanup_free_ char *path = NULL;
+  _cleanup_close_ int fd = -1;
+
+  if (pidfd >= 0 && setns (pidfd, CLONE_NEWNET) == 0)
+    return 0;
+  path = xasprintf ("/proc/%d/ns/net", (int) pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return sr_fail (err, errno, "open \"%s\"", path);
+  if (setns (fd, CLONE_NEWNET) < 0)
+    return sr_fail (err, errno, "enter the container's network namespace");
+  return 0;
+}
+
 /* A socket in the init's network namespace, made by entering it for a
  * moment (the runtime is single-threaded); the namespaces themselves as fds
- * from SIOCGSKNS, without going through /proc. */
+ * from SIOCGSKNS. */
 static int
 open_container_side (pid_t pid, struct netns_pair *p, sr_error **err)
 {
-  _cleanup_close_ int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
-
-  if (pidfd < 0)
-    return sr_fail (err, errno, "pidfd_open %d", (int) pid);
   p->host_ns = ioctl (p->host_nl, SIOCGSKNS);
   if (p->host_ns < 0)
     return sr_fail (err, errno, "the runtime's network namespace");
-  if (setns (pidfd, CLONE_NEWNET) < 0)
-    return sr_fail (err, errno, "enter the container's network namespace");
+  if (enter_netns_of (pid, err) < 0)
+    return -1;
   p->ct_nl = sr_nl_open (err);
   if (setns (p->host_ns, CLONE_NEWNET) < 0)
     {
