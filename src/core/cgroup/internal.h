@@ -179,6 +179,8 @@ char *sr_cg_v2_limit (int64_t value);
 
 int sr_cg_apply_resources (const sr_cgroup *cg, const oci_resources *res,
                            sr_error **err);
+/* A hugetlb page size as the kernel names it: "<digits><K|M|G>B". */
+bool sr_cg_page_size_valid (const char *s);
 /* The device cgroup: the rules of devices.h, v1 controller or eBPF. */
 int sr_cg_apply_devices (const sr_cgroup *cg, const oci_resources *res,
                          const oci_device *devs, size_t ndevs, sr_error **err);

@@ -156,16 +156,22 @@ apply_unified (const sr_cgroup *cg, const oci_resources *r, sr_error **err)
   return write_in (h, sr_cg_v2_unified, r, err);
 }
 
-/* Page sizes become file names: only "<digits><K|M|G>B" is accepted. */
+bool
+sr_cg_page_size_valid (const char *s)
+{
+  size_t digits = s ? strspn (s, "0123456789") : 0;
+  return digits > 0 && strlen (s) == digits + 2
+         && strchr ("KMG", s[digits]) != NULL && s[digits + 1] == 'B';
+}
+
+/* Page sizes become file names. */
 static int
 check_page_sizes (const oci_resources *r, sr_error **err)
 {
   for (size_t i = 0; i < r->hugepage_limits_len; i++)
     {
       const char *s = r->hugepage_limits[i].page_size;
-      size_t digits = s ? strspn (s, "0123456789") : 0;
-      if (digits == 0 || strlen (s) != digits + 2
-          || strchr ("KMG", s[digits]) == NULL || s[digits + 1] != 'B')
+      if (!sr_cg_page_size_valid (s))
         return sr_fail (err, EINVAL,
                         "hugepageLimits: invalid page size \"%s\"", s ? s : "");
     }

@@ -214,12 +214,14 @@ sr_cg_hugetlb_sizes (int dirfd, const char *suffix, char ***sizes,
     {
       const char *name = de->d_name;
       size_t len = strlen (name);
-      if (!str_has_prefix (name, "hugetlb.") || len <= 8 + sl
-          || strcmp (name + len - sl, suffix) != 0)
+      /* Files only: a container with a writable cgroupfs names its
+       * sub-cgroups as it likes. */
+      if (de->d_type != DT_REG || !str_has_prefix (name, "hugetlb.")
+          || len <= 8 + sl || strcmp (name + len - sl, suffix) != 0)
         continue;
       /* "hugetlb.2MB.max", not "hugetlb.2MB.rsvd.max" */
       _cleanup_free_ char *size = xstrndup (name + 8, len - 8 - sl);
-      if (strchr (size, '.') == NULL)
+      if (sr_cg_page_size_valid (size))
         strv_append (sizes, size);
     }
   if (*sizes != NULL)
