@@ -1,90 +1,108 @@
-/* recvtty SOCKET: the other end of --console-socket, for the tests.
+/* recvtty: the engine's end of --console-socket, for the terminal tests (the
+ * same job as runc's tests/cmd/recvtty).
  *
- * Listens on the unix socket SOCKET, accepts one connection, receives the
- * pty master the runtime sends with SCM_RIGHTS, prints the payload that came
- * with it to stderr ("recvtty: got master, payload ..."), then relays stdin
- * to the master and the master to stdout until the pty closes (EIO once the
- * last slave is gone).  Exits 0 after a relay, 1 on any error. */
+ *   recvtty SOCKET
+ *
+ * Listens on the unix socket SOCKET, accepts one connection, receives the pty
+ * master over SCM_RIGHTS, then relays: the master's output to stdout, stdin
+ * to the master.  Exits 0 when the pty closes (every slave fd gone), 1 on an
+ * error; prints "recvtty: ..." on stderr for each step that fails.  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-static int
+static void
 die (const char *what)
 {
   fprintf (stderr, "recvtty: %s: %s\n", what, strerror (errno));
   exit (1);
 }
 
+/* The socket appears under PATH only once it listens (bound under a
+ * temporary name, then renamed), so a test waiting for PATH to exist never
+ * connects too early.  */
 static int
 listen_on (const char *path)
 {
   struct sockaddr_un addr = { .sun_family = AF_UNIX };
-  int fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int fd;
 
-  if (fd < 0)
-    die ("socket");
-  if (strlen (path) >= sizeof addr.sun_path)
+  if (strlen (path) + 4 >= sizeof addr.sun_path)
     {
       errno = ENAMETOOLONG;
       die (path);
     }
-  strcpy (addr.sun_path, path);
-  unlink (path);
-  if (bind (fd, (struct sockaddr *) &addr, sizeof addr) < 0 || listen (fd, 1) < 0)
+  snprintf (addr.sun_path, sizeof addr.sun_path, "%s.tmp", path);
+  unlink (addr.sun_path);
+  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    die ("socket");
+  if (bind (fd, (struct sockaddr *) &addr, sizeof addr) < 0)
+    die (addr.sun_path);
+  if (listen (fd, 1) < 0)
+    die ("listen");
+  if (rename (addr.sun_path, path) < 0)
     die (path);
   return fd;
 }
 
+/* One fd in one SCM_RIGHTS message; anything else is an error.  */
 static int
-receive_master (int conn)
+receive_fd (int conn)
 {
-  char payload[256] = { 0 };
-  char cbuf[CMSG_SPACE (sizeof (int))];
-  struct iovec iov = { payload, sizeof payload - 1 };
-  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-                       .msg_controllen = sizeof cbuf };
-  int master = -1;
+  char data[256];
+  union
+  {
+    struct cmsghdr align;
+    char buf[CMSG_SPACE (sizeof (int) * 4)];
+  } control;
+  struct iovec iov = { .iov_base = data, .iov_len = sizeof data };
+  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+                        .msg_control = control.buf,
+                        .msg_controllen = sizeof control.buf };
+  struct cmsghdr *cmsg;
+  int fd;
 
-  if (recvmsg (conn, &mh, MSG_CMSG_CLOEXEC) < 0)
+  if (recvmsg (conn, &msg, MSG_CMSG_CLOEXEC) < 0)
     die ("recvmsg");
-  for (struct cmsghdr *c = CMSG_FIRSTHDR (&mh); c != NULL; c = CMSG_NXTHDR (&mh, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-      memcpy (&master, CMSG_DATA (c), sizeof master);
-  if (master < 0)
+  cmsg = CMSG_FIRSTHDR (&msg);
+  if (cmsg == NULL || cmsg->cmsg_level != SOL_SOCKET
+      || cmsg->cmsg_type != SCM_RIGHTS
+      || cmsg->cmsg_len != CMSG_LEN (sizeof (int)))
     {
-      errno = EBADMSG;
-      die ("no fd received");
+      fprintf (stderr, "recvtty: expected exactly one fd in SCM_RIGHTS\n");
+      exit (1);
     }
-  fprintf (stderr, "recvtty: got master, payload \"%s\"\n", payload);
-  return master;
+  memcpy (&fd, CMSG_DATA (cmsg), sizeof fd);
+  return fd;
 }
 
-/* Copy what is readable; 0 at EOF or EIO. */
 static int
 copy (int from, int to)
 {
   char buf[4096];
-  ssize_t n = read (from, buf, sizeof buf);
-  if (n < 0 && errno == EINTR)
-    return 1;
+  ssize_t n, off = 0;
+
+  do
+    n = read (from, buf, sizeof buf);
+  while (n < 0 && errno == EINTR);
   if (n <= 0)
-    return 0;
-  for (ssize_t done = 0; done < n;)
+    return (int) n;
+  while (off < n)
     {
-      ssize_t w = write (to, buf + done, (size_t) (n - done));
+      ssize_t w = write (to, buf + off, (size_t) (n - off));
       if (w < 0 && errno == EINTR)
         continue;
       if (w < 0)
-        return 0;
-      done += w;
+        return -1;
+      off += w;
     }
   return 1;
 }
@@ -92,29 +110,50 @@ copy (int from, int to)
 int
 main (int argc, char **argv)
 {
+  int lfd, conn, master, ptn;
+  struct pollfd fds[2];
+
   if (argc != 2)
     {
       fprintf (stderr, "usage: recvtty SOCKET\n");
       return 2;
     }
-  int lfd = listen_on (argv[1]);
-  int conn = accept4 (lfd, NULL, NULL, SOCK_CLOEXEC);
+  lfd = listen_on (argv[1]);
+  conn = accept4 (lfd, NULL, NULL, SOCK_CLOEXEC);
   if (conn < 0)
     die ("accept");
-  int master = receive_master (conn);
+  master = receive_fd (conn);
   close (conn);
   close (lfd);
+  unlink (argv[1]);
 
-  int in_open = 1;
+  /* Only a pty master answers TIOCGPTN.  */
+  if (ioctl (master, TIOCGPTN, &ptn) < 0)
+    die ("the fd received is not a pty master");
+
+  fds[0] = (struct pollfd){ .fd = master, .events = POLLIN };
+  fds[1] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
   for (;;)
     {
-      struct pollfd fds[2] = { { master, POLLIN, 0 }, { in_open ? 0 : -1, POLLIN, 0 } };
-      if (poll (fds, 2, -1) < 0 && errno != EINTR)
-        die ("poll");
-      if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) && !copy (master, 1))
-        break;
-      if ((fds[1].revents & (POLLIN | POLLHUP | POLLERR)) && !copy (0, master))
-        in_open = 0;
+      if (poll (fds, 2, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          die ("poll");
+        }
+      if (fds[0].revents)
+        {
+          int r = copy (master, STDOUT_FILENO);
+          /* EIO: the last slave fd closed, the container is gone.  */
+          if (r == 0 || (r < 0 && errno == EIO))
+            return 0;
+          if (r < 0)
+            die ("read pty");
+        }
+      if (fds[1].revents)
+        {
+          if (copy (STDIN_FILENO, master) <= 0)
+            fds[1].fd = -1; /* stdin done: keep relaying output */
+        }
     }
-  return 0;
 }
