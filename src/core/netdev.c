@@ -109,6 +109,19 @@ link_reply (const struct nlmsghdr *h, void *data, sr_error **err)
   return 0;
 }
 
+/* A link request for `index` (0: by name), the header filled in. */
+static struct ifinfomsg *
+link_req (struct sr_nl_req *r, uint16_t type, int index)
+{
+  struct ifinfomsg *ifi;
+
+  sr_nl_req_init (r, type, 0);
+  ifi = sr_nl_req_put (r, sizeof *ifi);
+  ifi->ifi_family = AF_UNSPEC;
+  ifi->ifi_index = index;
+  return ifi;
+}
+
 /* The link called `name`, or with index `index` when name is NULL.
  * Returns 0, or -1 (ENODEV in the error when there is none). */
 static int
@@ -116,13 +129,9 @@ link_get (int nl, const char *name, int index, struct link_info *out,
           sr_error **err)
 {
   struct sr_nl_req r;
-  struct ifinfomsg *ifi;
 
   memset (out, 0, sizeof *out);
-  sr_nl_req_init (&r, RTM_GETLINK, 0);
-  ifi = sr_nl_req_put (&r, sizeof *ifi);
-  ifi->ifi_family = AF_UNSPEC;
-  ifi->ifi_index = name == NULL ? index : 0;
+  link_req (&r, RTM_GETLINK, name == NULL ? index : 0);
   if (name != NULL)
     sr_nl_req_attr_str (&r, IFLA_IFNAME, name);
   if (sr_nl_call (nl, &r, link_reply, out, err) < 0)
@@ -136,12 +145,8 @@ static int
 link_set_up (int nl, int index, bool up, sr_error **err)
 {
   struct sr_nl_req r;
-  struct ifinfomsg *ifi;
+  struct ifinfomsg *ifi = link_req (&r, RTM_NEWLINK, index);
 
-  sr_nl_req_init (&r, RTM_NEWLINK, 0);
-  ifi = sr_nl_req_put (&r, sizeof *ifi);
-  ifi->ifi_family = AF_UNSPEC;
-  ifi->ifi_index = index;
   ifi->ifi_flags = up ? IFF_UP : 0;
   ifi->ifi_change = IFF_UP;
   return sr_nl_call (nl, &r, NULL, NULL, err);
@@ -153,12 +158,8 @@ static int
 link_move (int nl, int index, int ns_fd, const char *name, sr_error **err)
 {
   struct sr_nl_req r;
-  struct ifinfomsg *ifi;
 
-  sr_nl_req_init (&r, RTM_NEWLINK, 0);
-  ifi = sr_nl_req_put (&r, sizeof *ifi);
-  ifi->ifi_family = AF_UNSPEC;
-  ifi->ifi_index = index;
+  link_req (&r, RTM_NEWLINK, index);
   sr_nl_req_attr_u32 (&r, IFLA_NET_NS_FD, (uint32_t) ns_fd);
   sr_nl_req_attr_str (&r, IFLA_IFNAME, name);
   return sr_nl_call (nl, &r, NULL, NULL, err);

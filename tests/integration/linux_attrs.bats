@@ -229,13 +229,18 @@ netdev_name() {
 	echo "srt${BATS_SUITE_TEST_NUMBER:-0}x$$" | cut -c1-12
 }
 
+# make_link_up NAME ADDRESS: make_link, with ADDRESS, up.
+make_link_up() {
+	make_link "$1"
+	ip addr add "$2" dev "$1"
+	ip link set "$1" up
+}
+
 @test "netDevices: a host interface moves in, renamed, with its address, up" {
 	requires_root
 	local dev
 	dev=$(netdev_name)
-	make_link "$dev"
-	ip addr add 10.213.7.5/24 dev "$dev"
-	ip link set "$dev" up
+	make_link_up "$dev" 10.213.7.5/24
 	update_config --arg d "$dev" '.linux.netDevices = {($d): {"name": "ctr0"}}'
 	run_in_container 'ip -o link show ctr0 | grep -o "<[^>]*>"; ip -o -4 addr show ctr0 | grep -o "inet [0-9./]*"'
 	assert_success
@@ -271,9 +276,7 @@ netdev_name() {
 	requires_root
 	local dev
 	dev=$(netdev_name)
-	make_link "$dev"
-	ip addr add 10.213.8.5/24 dev "$dev"
-	ip link set "$dev" up
+	make_link_up "$dev" 10.213.8.5/24
 	update_config --arg d "$dev" '.linux.netDevices = {($d): {"name": "lo"}}'
 	attr_refused netDevices '"lo"'
 	ip -o link show "$dev" | grep -q "[<,]UP[,>]" || fail "$dev not up again"
