@@ -8,7 +8,8 @@
 # SOAK_COUNT (default 1000; CI runs a short one, e.g. 50), RUNTIME (default:
 # the build in tests/.work/build/sandrun, or `sandrun` in PATH).  Needs root
 # and busybox-static (for contrib/scripts/mkbundle.sh).  Exit status 0 when
-# nothing leaked, 1 otherwise; one line per problem on stderr.
+# nothing leaked, 1 otherwise; one line per problem on stderr, and the
+# verdict as one TAP test on stdout (for tests/run-all.sh).
 set -euo pipefail
 
 REPO_ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -109,6 +110,7 @@ host_after=$(host_mounts)
 elapsed=$(($(date +%s) - start))
 echo "soak.sh: $cycles cycles in ${elapsed}s; before: $before; after: $after; host mount table: $host_before -> $host_after lines"
 
+echo "1..1"
 status=0
 ((failures == 0)) || {
 	echo "soak.sh: $failures cycles failed" >&2
@@ -121,4 +123,9 @@ status=0
 # Informative only: other processes on the host may change it too.
 ((host_after <= host_before)) ||
 	echo "soak.sh: warning: the host's mount table grew by $((host_after - host_before)) lines" >&2
+if ((status == 0)); then
+	echo "ok 1 soak: $cycles create/start/delete and run cycles, nothing grew"
+else
+	echo "not ok 1 soak: $cycles cycles, $failures failed; before: $before; after: $after"
+fi
 exit $status
