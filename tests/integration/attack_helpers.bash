@@ -7,6 +7,15 @@
 ATTACK_SRC=$REPO_ROOT/tests/helpers
 ATTACK_BIN=$WORK_DIR/attack-helpers
 
+# The suites' default hooks (a suite may define its own after loading).
+setup() {
+	attack_setup
+}
+
+teardown() {
+	attack_teardown
+}
+
 attack_setup() {
 	setup_bundle "$@"
 	cp "$BUNDLE/config.json" "$BATS_TEST_TMPDIR/config.orig"

@@ -6,15 +6,7 @@
 # runtime's environment.  Each test asserts the host is untouched.
 
 load helpers
-load attack_helpers
-
-setup() {
-	attack_setup
-}
-
-teardown() {
-	attack_teardown
-}
+load attack_helpers # setup and teardown too
 
 # --- CVE-2019-5736: /proc/PID/exe of a runtime process -----------------------------
 

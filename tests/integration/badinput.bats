@@ -6,15 +6,7 @@
 # the host before and after each attempt).
 
 load helpers
-load attack_helpers
-
-setup() {
-	attack_setup
-}
-
-teardown() {
-	attack_teardown
-}
+load attack_helpers # setup and teardown too
 
 # attempt [ID]: `run` the bundle (process `true`) under a 30 s timeout, with
 # snapshots around it.  It may succeed or fail, never crash or hang, and a

@@ -5,11 +5,7 @@
 # never corrupt the state.
 
 load helpers
-load attack_helpers
-
-setup() {
-	attack_setup
-}
+load attack_helpers # setup too
 
 teardown() {
 	local pid
