@@ -102,6 +102,9 @@ int sr_net_devices_move (const oci_config *cfg, pid_t init_pid,
 
 /* ---- intelrdt.c ---- */
 
+/* linux.intelRdt: refused, with "resctrl is not mounted" where it is not
+ * (resctrl groups are not implemented: they would need delete to remove
+ * them). */
 int sr_intel_rdt_apply (const oci_intel_rdt *rdt, const char *id,
                         pid_t init_pid, sr_error **err);
 
