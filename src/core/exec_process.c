@@ -78,9 +78,13 @@ static uint32_t *
 add_gids (const oci_user *u, const uint32_t *more, size_t n_more, size_t *n)
 {
   uint32_t *gids = xcalloc (u->additional_gids_len + n_more + 1, sizeof *gids);
-  memcpy (gids, u->additional_gids, u->additional_gids_len * sizeof *gids);
-  memcpy (gids + u->additional_gids_len, more, n_more * sizeof *gids);
-  *n = u->additional_gids_len + n_more;
+  size_t k = 0;
+
+  for (size_t i = 0; i < u->additional_gids_len; i++)
+    gids[k++] = u->additional_gids[i];
+  for (size_t i = 0; i < n_more; i++)
+    gids[k++] = more[i];
+  *n = k;
   return gids;
 }
 
