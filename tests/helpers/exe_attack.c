@@ -9,6 +9,9 @@
  * or exec'd something else, a binary reached through a writable mount can
  * be opened, and then it writes "PWNED" at offset 0.
  *
+ * SIGUSR1 ends it early (it is the init of its pid namespace: the signal
+ * needs the handler).
+ *
  * One line per event on stdout, flushed:
  *   ready
  *   target PID COMM
@@ -20,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +44,14 @@ struct target
 static struct target targets[MAX_TARGETS];
 static int ntargets;
 static int nwritten;
+static volatile sig_atomic_t stop;
+
+static void
+on_usr1 (int sig)
+{
+  (void) sig;
+  stop = 1;
+}
 
 static int
 wanted (const char *names, const char *comm)
@@ -148,9 +160,10 @@ main (int argc, char **argv)
       return 2;
     }
   setvbuf (stdout, NULL, _IOLBF, 0);
+  signal (SIGUSR1, on_usr1);
   time_t end = time (NULL) + atoi (argv[2]);
   printf ("ready\n");
-  while (time (NULL) < end)
+  while (!stop && time (NULL) < end)
     {
       scan (argv[1]);
       for (int i = 0; i < ntargets; i++)
