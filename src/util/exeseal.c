@@ -174,8 +174,10 @@ restore_name (char **argv)
   prctl (PR_SET_NAME, slash != NULL ? slash + 1 : argv[0], 0, 0, 0);
 }
 
-int
-sr_exeseal_ensure (const char *command, char **argv, sr_error **err)
+/* Re-execute from the first protected handle we can get; returns only when
+ * none worked. */
+static int
+reexec_protected (char **argv, sr_error **err)
 {
   static const struct
   {
@@ -186,6 +188,24 @@ sr_exeseal_ensure (const char *command, char **argv, sr_error **err)
     { "a sealed memfd copy", copy_to_sealed_memfd },
   };
   _cleanup_error_ sr_error *last = NULL;
+
+  for (size_t i = 0; i < ARRAY_SIZE (methods); i++)
+    {
+      sr_error_freep (&last);
+      _cleanup_close_ int fd = methods[i].open (&last);
+      if (fd >= 0)
+        {
+          sr_debug ("runtime binary: re-executing from %s", methods[i].name);
+          reexec_from (fd, argv, &last);
+        }
+      sr_debug ("runtime binary: %s: %s", methods[i].name, last->msg);
+    }
+  return sr_fail (err, 0, "cannot protect the runtime binary (CVE-2019-5736): %s", last->msg);
+}
+
+int
+sr_exeseal_ensure (const char *command, char **argv, sr_error **err)
+{
   const char *marker = getenv (SR_EXESEAL_ENV);
   long pid;
   bool reexecuted = marker != NULL && sr_parse_long (marker, &pid) == 0 && pid == getpid ();
@@ -204,16 +224,5 @@ sr_exeseal_ensure (const char *command, char **argv, sr_error **err)
     }
   if (reexecuted)
     return sr_fail (err, 0, "the runtime binary is still writable after its re-execution");
-  for (size_t i = 0; i < ARRAY_SIZE (methods); i++)
-    {
-      sr_error_freep (&last);
-      _cleanup_close_ int fd = methods[i].open (&last);
-      if (fd >= 0)
-        {
-          sr_debug ("runtime binary: re-executing from %s", methods[i].name);
-          reexec_from (fd, argv, &last);
-        }
-      sr_debug ("runtime binary: %s: %s", methods[i].name, last->msg);
-    }
-  return sr_fail (err, 0, "cannot protect the runtime binary (CVE-2019-5736): %s", last->msg);
+  return reexec_protected (argv, err);
 }
