@@ -271,6 +271,24 @@ host_fd_targets() {
 	[[ -z $fds ]] || fail "the created init holds namespace fds: $fds"
 }
 
+@test "fds: the created init is non-dumpable: without CAP_SYS_PTRACE its fds and exe are closed, after start they are not" {
+	requires_root
+	command -v capsh >/dev/null || skip "needs capsh (libcap2-bin)"
+	set_args sleep 1000
+	create_container "$CID"
+	assert_success
+	local pid
+	pid=$(state_field "$CID" pid)
+	# Host root, minus CAP_SYS_PTRACE: the same uid, a superset of the
+	# init's capabilities, so only dumpability can stop it.
+	run capsh --drop=cap_sys_ptrace -- -c "readlink /proc/$pid/fd/0 || echo denied-fd; readlink /proc/$pid/exe || echo denied-exe"
+	[[ $output == *denied-fd* && $output == *denied-exe* ]] || fail "the created init is reachable: $output"
+	runtime start "$CID"
+	wait_status "$CID" running
+	run capsh --drop=cap_sys_ptrace -- -c "readlink /proc/$pid/fd/0 || echo denied-fd"
+	[[ $output != *denied-fd* ]] || fail "the started process is still non-dumpable (the check above proves nothing): $output"
+}
+
 @test "CVE-2024-21626 shape: a pod sibling with CAP_SYS_PTRACE cannot reach a host directory through the init's fds" {
 
 	local sib=$BATS_TEST_TMPDIR/sibling
