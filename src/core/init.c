@@ -95,6 +95,9 @@ sr_init_fork_sibling (int sync, const char *what, sr_error **err)
 {
   pid_t pid = (pid_t) syscall (SYS_clone, (unsigned long) (CLONE_PARENT | SIGCHLD),
                                NULL, NULL, NULL, 0);
+  /* In a joined pid namespace whose init has exited, fork fails ENOMEM. */
+  if (pid < 0 && errno == ENOMEM)
+    return sr_fail (err, errno, "fork %s (does its pid namespace still have an init?)", what);
   if (pid < 0)
     return sr_fail (err, errno, "fork %s", what);
   if (pid == 0)
