@@ -32,6 +32,24 @@ events_bg() {
 	EVENTS_PID=$!
 }
 
+# wait_events_watching: until events has set up its signal handling (it
+# blocks SIGINT and SIGTERM for its signalfd): a signal before that would
+# find the default action.
+wait_events_watching() {
+	local tries=100 blk exe
+	exe=$(readlink -f "$RUNTIME")
+	while ((tries-- > 0)); do
+		# The runtime itself, not the shell that forks it (which blocks
+		# signals for a moment too).
+		if [[ $(readlink "/proc/$EVENTS_PID/exe" 2>/dev/null) == "$exe" ]]; then
+			blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' "/proc/$EVENTS_PID/status" 2>/dev/null)
+			[[ -n $blk ]] && (((16#$blk & 0x4002) == 0x4002)) && return 0
+		fi
+		sleep 0.1
+	done
+	fail "events never blocked SIGINT and SIGTERM"
+}
+
 # wait_events_exit [TRIES]: the background events exits (status in $status).
 wait_events_exit() {
 	local tries=${1:-100}
@@ -130,7 +148,7 @@ wait_events_exit() {
 	local sig
 	for sig in TERM INT; do
 		events_bg --interval 100ms
-		sleep 0.5
+		wait_events_watching
 		kill -s "$sig" "$EVENTS_PID"
 		wait_events_exit
 		assert_success
@@ -177,7 +195,7 @@ wait_events_exit() {
 	local d
 	for d in 1m30s 1.5s 250ms 1h; do
 		events_bg --interval "$d"
-		sleep 0.2
+		wait_events_watching
 		kill "$EVENTS_PID"
 		wait_events_exit
 		assert_success
