@@ -63,6 +63,17 @@ setup_bundle() {
 	export BUNDLE ROOT CID TEST_MARK
 }
 
+# bundle_traversable: let any uid reach the rootfs (bats makes its temporary
+# directories 0700), for containers whose root is not the host's root (user
+# namespaces).
+bundle_traversable() {
+	local d=$BUNDLE
+	while [[ $d == "$BATS_RUN_TMPDIR"* ]]; do
+		chmod o+x "$d"
+		d=$(dirname "$d")
+	done
+}
+
 # teardown_bundle: delete every container of this test, whatever state the
 # runtime left them in, then kill its stray processes, undo stray mounts and
 # remove its directories.
