@@ -72,6 +72,8 @@ void sr_init_main (struct sr_spawn_ctx *ctx, int sync_fd)
 void sr_init_reset_signals (uint64_t ignored);
 /* In a new or joined user namespace: uid and gid 0 there. */
 int sr_init_become_root (sr_error **err);
+/* A session keyring of the container's ("_ses.ID"), not the runtime's. */
+int sr_init_join_session_keyring (const char *id, sr_error **err);
 /* Fork the process that enters the pid and time namespaces joined or made
  * (they apply to children only), a sibling (CLONE_PARENT) so that the
  * runtime can wait for it.  Returns 0 in the new process; the calling one

@@ -196,7 +196,9 @@ exec_run (struct sr_exec_child *x, int sync, sr_error **err)
     return -1;
   if (enter_container (x, sync, err) < 0)
     return -1;
-  if (sr_init_setup_process (s, sync, false, err) < 0)
+  /* Not the runtime's session keyring: the container's, as runc's exec. */
+  if (sr_init_join_session_keyring (s->id, err) < 0
+      || sr_init_setup_process (s, sync, false, err) < 0)
     return -1;
   exe = sr_process_find_executable (p, err);
   if (exe == NULL)

@@ -162,8 +162,8 @@ set_names (const oci_config *cfg, int uts_flags, sr_error **err)
 
 /* A session keyring of its own, so the container does not see the
  * runtime's keys. */
-static int
-join_session_keyring (const char *id, sr_error **err)
+int
+sr_init_join_session_keyring (const char *id, sr_error **err)
 {
   _cleanup_free_ char *name = xasprintf ("_ses.%s", id);
   if (syscall (SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name, 0, 0, 0) < 0
@@ -342,7 +342,7 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
     return -1;
   if (set_names (ctx->cfg, ctx->ns.new_flags | ctx->ns.join_flags, err) < 0)
     return -1;
-  if (!ctx->no_new_keyring && join_session_keyring (ctx->id, err) < 0)
+  if (!ctx->no_new_keyring && sr_init_join_session_keyring (ctx->id, err) < 0)
     return -1;
   if (setup_filesystem (ctx, sync, state_json, err) < 0)
     return -1;
