@@ -292,16 +292,24 @@ host_fd_targets() {
 @test "CVE-2024-21626 shape: a pod sibling with CAP_SYS_PTRACE cannot reach a host directory through the init's fds" {
 
 	local sib=$BATS_TEST_TMPDIR/sibling
+	# The sibling waits (up to a minute) for the init to appear, looks, and
+	# stays: a pid namespace whose first process exited takes no new one.
 	make_bundle "$sib" sh -c '
-		sleep 1
-		for p in /proc/[0-9]*; do
-			[ "$(cat $p/comm 2>/dev/null)" = '"$RUNTIME_NAME"' ] || continue
-			for f in $p/fd/*; do
-				[ -d "$f/" ] && echo "REACHED $f -> $(readlink $f)"
+		seen=
+		for t in $(seq 1 600); do
+			for p in /proc/[0-9]*; do
+				[ "$(cat $p/comm 2>/dev/null)" = '"$RUNTIME_NAME"' ] || continue
+				for f in $p/fd/*; do
+					[ -d "$f/" ] && echo "REACHED $f -> $(readlink $f)"
+				done
+				echo "victim $p"
+				seen=1
 			done
-			echo "victim $p"
+			[ -n "$seen" ] && break
+			sleep 0.1
 		done
-		echo done'
+		echo done
+		exec sleep 1000'
 	BUNDLE=$sib update_config '.process.capabilities |= {bounding: ["CAP_SYS_PTRACE"], effective: ["CAP_SYS_PTRACE"], permitted: ["CAP_SYS_PTRACE"]}'
 	runtime run -d -b "$sib" "$CID-sib" </dev/null >"$(ct_out "$CID-sib")" 2>&1
 	local spid
