@@ -187,8 +187,10 @@ requires_cg_file() {
 # detached by drop_loop in teardown.
 make_loop() {
 	command -v losetup >/dev/null || skip "losetup is missing"
+	[[ -e /dev/loop-control ]] || modprobe loop 2>/dev/null || true
 	truncate -s 16M "$BATS_TEST_TMPDIR/loop.img"
-	LOOP=$(losetup -f --show "$BATS_TEST_TMPDIR/loop.img") || skip "cannot set up a loop device"
+	LOOP=$(losetup -f --show "$BATS_TEST_TMPDIR/loop.img" 2>"$BATS_TEST_TMPDIR/losetup.err") ||
+		skip "cannot set up a loop device: $(cat "$BATS_TEST_TMPDIR/losetup.err")"
 	LOOP_MAJMIN=$(lsblk -dno MAJ:MIN "$LOOP" | tr -d ' ')
 	export LOOP LOOP_MAJMIN
 }
