@@ -183,8 +183,7 @@ allocate (struct exec_txn *t, sr_error **err)
   s->cg = t->cg;
   s->seccomp = t->seccomp;
   s->preserve_fds = t->opts->preserve_fds;
-  s->runtime_fds[0] = t->c.dirfd;
-  s->runtime_fds[1] = t->c.store.root_fd;
+  s->runtime_fds[0] = s->runtime_fds[1] = -1; /* the child closes every fd of ours */
   s->want_notify_fd = t->seccomp != NULL && sr_seccomp_prog_uses_notify (t->seccomp);
   s->child_main = sr_exec_child_main;
   return 0;
