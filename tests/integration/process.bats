@@ -267,3 +267,31 @@ status_field() {
 	assert_output_equals started
 	assert_no_leftovers
 }
+
+@test "--preserve-fds: the extra fds reach the process with their content" {
+	echo "three" >"$BATS_TEST_TMPDIR/f3"
+	echo "four" >"$BATS_TEST_TMPDIR/f4"
+	set_cmd 'cat <&3; cat <&4; [ -e /proc/self/fd/5 ] && echo "5 LEAKED"; true'
+	# Not through runtime(), which closes fd 3 (bats' own).
+	run timeout 60 "$RUNTIME" --root "$ROOT" run --preserve-fds 2 -b "$BUNDLE" "$CID" \
+		3<"$BATS_TEST_TMPDIR/f3" 4<"$BATS_TEST_TMPDIR/f4" 5</dev/null
+	assert_success
+	assert_output_equals $'three\nfour'
+}
+
+@test "LISTEN_FDS: socket-activation fds are passed, with LISTEN_FDS and LISTEN_PID=1" {
+	echo "activated" >"$BATS_TEST_TMPDIR/f3"
+	set_cmd 'echo "fds=$LISTEN_FDS pid=$LISTEN_PID"; cat <&3'
+	# LISTEN_PID must name the runtime's own pid (sd_listen_fds), hence exec.
+	run timeout 60 bash -c 'export LISTEN_FDS=1 LISTEN_PID=$$; exec "$@"' _ \
+		"$RUNTIME" --root "$ROOT" run -b "$BUNDLE" "$CID" 3<"$BATS_TEST_TMPDIR/f3"
+	assert_success
+	[[ $output == $'fds=1 pid=1\nactivated' ]] || fail "$output"
+}
+
+@test "LISTEN_FDS for another pid is ignored" {
+	set_cmd 'echo "fds=$LISTEN_FDS"; [ -e /proc/self/fd/3 ] && echo "3 LEAKED"; true'
+	run env LISTEN_FDS=1 LISTEN_PID=1 timeout 60 "$RUNTIME" --root "$ROOT" run -b "$BUNDLE" "$CID" 3</dev/null
+	assert_success
+	assert_output_equals "fds="
+}
