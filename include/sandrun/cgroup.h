@@ -43,6 +43,11 @@ int sr_cgroup_create_with_devices (const char *id, const char *cgroups_path,
                                    size_t devices_len, sr_cgroup **out,
                                    sr_error **err);
 
+/* The record sr_cgroup_create would produce for these arguments, computed
+ * without creating anything: a create records it first, so that a create
+ * killed half-way leaves nothing `delete --force` cannot find. */
+char *sr_cgroup_plan_path (const char *id, const char *cgroups_path, sr_error **err);
+
 /* Re-open the cgroup of an existing container from its recorded path. */
 int sr_cgroup_open (const char *recorded_path, sr_cgroup **out,
                     sr_error **err);

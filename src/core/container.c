@@ -267,7 +267,11 @@ sr_container_destroy (sr_container *c, const oci_config *cfg, sr_error **err)
 {
   _cleanup_cgroup_ sr_cgroup *cg = NULL;
 
-  if (c->rec.cgroup_path != NULL && sr_cgroup_open (c->rec.cgroup_path, &cg, NULL) == 0)
+  /* A create that never finished may have recorded a cgroup it did not get
+   * to make: only its own init is killed then (by pid, below), never
+   * whatever else sits in a cgroup of that name. */
+  if (c->rec.cgroup_path != NULL && sr_cgroup_open (c->rec.cgroup_path, &cg, NULL) == 0
+      && c->rec.created_done)
     {
       sr_cgroup_freeze (cg, false, NULL);
       sr_cgroup_kill (cg, SIGKILL, NULL);

@@ -192,13 +192,15 @@ allocate (struct create_txn *t, sr_error **err)
   const oci_linux *l = t->cfg->linux_;
   struct sr_spawn_ctx *s = &t->spawn;
 
+  t->c.rec.cgroup_path = sr_cgroup_plan_path (t->id, l ? l->cgroups_path : NULL, err);
+  if (t->c.rec.cgroup_path == NULL)
+    return sr_wrap (err, "cgroup");
+  if (sr_record_write (t->c.dirfd, &t->c.rec, err) < 0)
+    return -1;
   if (sr_cgroup_create_with_devices (t->id, l ? l->cgroups_path : NULL, l ? l->resources : NULL,
                                      l ? l->devices : NULL, l ? l->devices_len : 0, &t->cg, err)
       < 0)
     return sr_wrap (err, "cgroup");
-  t->c.rec.cgroup_path = xstrdup (sr_cgroup_path (t->cg));
-  if (sr_record_write (t->c.dirfd, &t->c.rec, err) < 0)
-    return -1;
 
   if (l != NULL && l->seccomp != NULL)
     {

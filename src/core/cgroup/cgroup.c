@@ -133,8 +133,9 @@ leaf_controllers (struct sr_cg_hier *h, sr_error **err)
   return 0;
 }
 
+/* Each hierarchy's path and the record that names them all. */
 static int
-create_dirs (sr_cgroup *cg, const char *normalized, sr_error **err)
+resolve_paths (sr_cgroup *cg, const char *normalized, sr_error **err)
 {
   for (size_t i = 0; i < cg->n; i++)
     {
@@ -145,6 +146,26 @@ create_dirs (sr_cgroup *cg, const char *normalized, sr_error **err)
                         h->path);
     }
   cg->record = sr_cg_record_format (cg->h, cg->n);
+  return 0;
+}
+
+char *
+sr_cgroup_plan_path (const char *id, const char *cgroups_path, sr_error **err)
+{
+  _cleanup_free_ char *normalized = NULL;
+  if (sr_cg_normalize (id, cgroups_path, &normalized, err) < 0)
+    return NULL;
+  _cleanup_cgroup_ sr_cgroup *cg = cgroup_discover (err);
+  if (cg == NULL || resolve_paths (cg, normalized, err) < 0)
+    return NULL;
+  return steal_pointer (&cg->record);
+}
+
+static int
+create_dirs (sr_cgroup *cg, const char *normalized, sr_error **err)
+{
+  if (resolve_paths (cg, normalized, err) < 0)
+    return -1;
   for (size_t i = 0; i < cg->n; i++)
     if (sr_cg_mkdir_path (&cg->h[i], prepare_fn (&cg->h[i]), err) < 0
         || leaf_controllers (&cg->h[i], err) < 0)
