@@ -53,23 +53,27 @@ sr_apparmor_check (const oci_process *p, sr_error **err)
   return 0;
 }
 
+/* The per-LSM file (Linux 5.8) when there is one: attr/exec belongs to
+ * whichever LSM came first, which with stacking need not be AppArmor. */
+static const char *
+exec_attr_path (void)
+{
+  _cleanup_close_ int dir = sr_procfs_open ("thread-self/attr/apparmor",
+                                            O_PATH | O_DIRECTORY, NULL);
+  return dir >= 0 ? "thread-self/attr/apparmor/exec" : "thread-self/attr/exec";
+}
+
 int
 sr_apparmor_exec_profile (const oci_process *p, sr_error **err)
 {
-  _cleanup_error_ sr_error *first = NULL;
-
   if (!profile_set (p))
     return 0;
   _cleanup_free_ char *cmd = xasprintf ("exec %s", p->apparmor_profile);
-  /* The per-LSM file (Linux 5.8) first: attr/exec belongs to whichever LSM
-   * came first, which with stacking need not be AppArmor. */
-  if (sr_procfs_write ("thread-self/attr/apparmor/exec", cmd, &first) == 0)
+  if (sr_procfs_write (exec_attr_path (), cmd, err) == 0)
     return 0;
-  if (first->errnum != ENOENT)
-    return sr_fail (err, 0, "process.apparmorProfile \"%s\": %s",
-                    p->apparmor_profile, first->msg);
-  if (sr_procfs_write ("thread-self/attr/exec", cmd, err) < 0)
-    return sr_wrap (err, "process.apparmorProfile \"%s\"",
+  /* The file is there: ENOENT is AppArmor's answer for an unknown profile. */
+  if (err != NULL && *err != NULL && (*err)->errnum == ENOENT)
+    return sr_wrap (err, "process.apparmorProfile \"%s\" is not loaded",
                     p->apparmor_profile);
-  return 0;
+  return sr_wrap (err, "process.apparmorProfile \"%s\"", p->apparmor_profile);
 }

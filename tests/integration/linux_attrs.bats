@@ -327,12 +327,14 @@ apparmor_enabled() {
 	assert_output_equals ran
 }
 
-@test "apparmorProfile: applied at execve where AppArmor is enabled" {
+@test "apparmorProfile: applied at execve where AppArmor is enabled, unknown ones refused" {
 	apparmor_enabled || skip "AppArmor is not enabled here"
 	update_config '.process.apparmorProfile = "unconfined"'
 	run_in_container 'cat /proc/self/attr/current'
 	assert_success
 	assert_output_contains unconfined
+	update_config '.process.apparmorProfile = "sandrun-test-not-loaded"'
+	attr_refused apparmorProfile sandrun-test-not-loaded "not loaded"
 }
 
 selinux_enabled() {
