@@ -52,7 +52,8 @@ deny_profile() {
 # filter is loaded, and busybox and the probe's static libc need (getpgid,
 # getpgrp, sched_yield are not in it).
 allow_list() {
-	json_array read write readv writev open openat close close_range fstat newfstatat \
+	# One jq for the whole list (json_array runs one per name).
+	printf '%s\n' read write readv writev open openat close close_range fstat newfstatat \
 		stat lstat statx lseek mmap mprotect munmap mremap brk madvise rt_sigaction \
 		rt_sigprocmask rt_sigreturn ioctl access faccessat faccessat2 pipe pipe2 dup dup2 \
 		dup3 poll ppoll select pselect6 getpid gettid getuid geteuid getgid getegid \
@@ -60,7 +61,7 @@ allow_list() {
 		clone3 fork vfork execve execveat exit exit_group wait4 waitid kill tgkill \
 		set_tid_address set_robust_list rseq arch_prctl prlimit64 getrlimit getrandom \
 		futex sendmsg recvmsg sendto recvfrom nanosleep clock_nanosleep clock_gettime \
-		sysinfo umask setpgid sched_getaffinity
+		sysinfo umask setpgid sched_getaffinity | jq -Rcs 'split("\n")[:-1]'
 }
 
 # run_probe [ARG...]: a fresh container (id $CID-N) running /seccomp_probe
@@ -354,6 +355,34 @@ main: alive"
 	assert_no_leftovers
 }
 
+@test "seccomp: an invalid profile is an error (one line naming the culprit), nothing left behind" {
+	local bad word
+	while IFS='|' read -r bad word; do
+		deny_profile SCMP_ACT_ERRNO 42
+		update_config ".linux.seccomp |= ($bad)"
+		run --separate-stderr runtime_stdout_to_file create -b "$BUNDLE" "$CID"
+		assert_failure || fail "with $bad"
+		assert_runtime_error "$word" || fail "with $bad"
+		assert_no_leftovers || fail "with $bad"
+	done <<'EOF'
+.defaultAction = "SCMP_ACT_BOGUS"|SCMP_ACT_BOGUS
+.syscalls[0].action = "SCMP_ACT_NOPE"|SCMP_ACT_NOPE
+.architectures = ["x86_64"]|x86_64
+.syscalls[0].args = [{index: 0, value: 1, op: "SCMP_CMP_ALMOST"}]|SCMP_CMP_ALMOST
+.syscalls[0].args = [{index: 6, value: 1, op: "SCMP_CMP_EQ"}]|index
+.syscalls[0].action = "SCMP_ACT_NOTIFY"|listenerPath
+EOF
+}
+
+@test "seccomp: a profile error says \"seccomp\" once" {
+	skip "BUG: create wraps the compile errors with \"seccomp\" although they start with \"seccomp: \" (src/core/create.c, exec.c)"
+	seccomp '{defaultAction: "SCMP_ACT_BOGUS"}'
+	run --separate-stderr runtime_stdout_to_file create -b "$BUNDLE" "$CID"
+	assert_failure
+	assert_runtime_error SCMP_ACT_BOGUS
+	[[ $stderr != *"seccomp: seccomp:"* ]] || fail "stuttering error: $stderr"
+}
+
 @test "seccomp: unknown syscall names in a rule are skipped, the rule's other names still apply" {
 	seccomp '{defaultAction: "SCMP_ACT_ALLOW", syscalls: [
 		{names: ["sandrun_no_such_syscall", "getpgid"], action: "SCMP_ACT_ERRNO", errnoRet: 42},
@@ -433,6 +462,17 @@ hangup"
 		'[$v, ["seccompFd"], "sandrun-test meta", $v, $id, "creating", $pid, $b]')"
 }
 
+@test "seccomp: SCMP_ACT_NOTIFY with noNewPrivileges false and the flags TSYNC and WAIT_KILLABLE_RECV" {
+	start_listener 777
+	notify_profile
+	update_config '.process.noNewPrivileges = false'
+	update_config '.linux.seccomp.flags = ["SECCOMP_FILTER_FLAG_TSYNC", "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"]'
+	run_probe 110
+	assert_success
+	output=$raw_output
+	assert_output_equals "110: ok 777"
+}
+
 @test "seccomp: SCMP_ACT_NOTIFY in exec: the exec'd process gets its own listener fd" {
 	start_listener 777
 	notify_profile
@@ -441,6 +481,12 @@ hangup"
 	assert_success
 	runtime start "$CID" || fail "start failed"
 	stop_listener
+
+	# The runtime kept no copy of the listener fd in the container.
+	local pid
+	pid=$(state_field "$CID" pid)
+	[[ -z $(find "/proc/$pid/fd" -lname 'anon_inode:seccomp*' 2>/dev/null) ]] ||
+		fail "the container's process holds a seccomp fd: $(ls -l "/proc/$pid/fd")"
 
 	start_listener 888
 	run runtime exec "$CID" /seccomp_probe 110
@@ -524,11 +570,17 @@ cache_entries() {
 	[[ $(cache_entries) == "$entries" ]] || fail "cache now: $(cache_entries)"
 	[[ $(sha256sum <"$ROOT/.cache/$entries") == "$sum" ]] || fail "the entry was rewritten"
 
-	# Another profile, another entry; the cache is no container.
+	# Another profile, another entry: another errno, other architectures.
+	# The cache is no container.
 	deny_profile SCMP_ACT_ERRNO 43
 	run_probe 121,0
 	assert_output_equals "121: errno 43"
 	[[ $(cache_entries | wc -l) -eq 2 ]] || fail "cache now: $(cache_entries)"
+	deny_profile SCMP_ACT_ERRNO 43
+	update_config '.linux.seccomp.architectures = ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86"]'
+	run_probe 121,0
+	assert_output_equals "121: errno 43"
+	[[ $(cache_entries | wc -l) -eq 3 ]] || fail "cache now: $(cache_entries)"
 	run runtime list -q
 	assert_success
 	assert_output_equals ""
@@ -573,18 +625,23 @@ cache_entries() {
 # --- contrib/seccomp/default.json ------------------------------------------------------------
 
 @test "seccomp: contrib/seccomp/default.json: busybox works; namespaces, mount, keyctl and the like are refused" {
-	# Every capability, so that the refusals below are the filter's.
-	privileged
+	# CAP_SYS_ADMIN, so that the refusals below are the filter's, not the
+	# lack of a capability (mount(NULL, ...) would fail with EFAULT).
+	update_config '.process.capabilities |= (.bounding += ["CAP_SYS_ADMIN"]
+		| .effective += ["CAP_SYS_ADMIN"] | .permitted += ["CAP_SYS_ADMIN"])'
 	seccomp '$p[0]' --slurpfile p "$REPO_ROOT/contrib/seccomp/default.json"
-	# unshare: CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWNET, CLONE_FILES;
-	# clone: CLONE_NEWUSER|SIGCHLD, SIGCHLD, i386 clone (120) CLONE_NEWUSER;
-	# clone3; mount(NULL...), umount2, keyctl(GET_KEYRING_ID, session),
-	# add_key, bpf, ptrace, userfaultfd, io_uring_setup; socket
-	# AF_UNIX, AF_VSOCK, AF_UNIX with high bits; personality PER_BSD,
-	# query.
+	# clone: CLONE_NEWUSER|SIGCHLD, SIGCHLD, i386 clone (120)
+	# CLONE_NEWUSER; clone3; unshare: CLONE_NEWUSER, CLONE_NEWNS,
+	# CLONE_NEWNET, CLONE_FILES; mount(NULL...), umount2,
+	# keyctl(GET_KEYRING_ID, session), add_key, bpf, ptrace(TRACEME),
+	# userfaultfd, io_uring_setup; socket AF_UNIX, AF_VSOCK, AF_UNIX with
+	# high bits; personality PER_BSD, query.  Unfiltered, with
+	# CAP_SYS_ADMIN, every clone, unshare, keyctl, ptrace and socket call
+	# here works.
+	# shellcheck disable=SC2054 # NR,ARG... are the probe's own syntax
 	local probes=(
-		272,0x10000000 272,0x20000 272,0x40000000 272,0x400
 		56,0x10000011 56,17 435,0,0
+		272,0x10000000 272,0x20000 272,0x40000000 272,0x400
 		165 166,0 250,0,-3,0 248 321,0 101,0 323,0 425,0
 		41,1,1 41,40,1 41,0x100000001,1
 		135,6 135,0xffffffff
@@ -595,13 +652,13 @@ cache_entries() {
 	assert_success
 	assert_output_equals "shell works
 ls cat work
+56: errno 1
+56: ok
+435: errno 38
 272: errno 1
 272: errno 1
 272: errno 1
 272: ok
-56: errno 1
-56: ok
-435: errno 38
 165: errno 1
 166: errno 1
 250: errno 1
