@@ -73,17 +73,40 @@ run_probe() {
 	run_fresh
 }
 
-# run_fresh: `run` the bundle as it is in a fresh container (id $CID-N).
+# run_fresh: `run` the bundle as it is in a fresh container (id $CID-N),
+# which `run` removes when its process is gone, however it died.
 run_fresh() {
 	RUN_N=$((RUN_N + 1))
-	run runtime run -b "$BUNDLE" "$CID-$RUN_N" </dev/null
+	local id=$CID-$RUN_N
+	run runtime run -b "$BUNDLE" "$id" </dev/null
 	raw_output=$output
 	output=$(sed -E 's/^(-?[0-9]+: ok) -?[0-9]+$/\1/' <<<"$output")
+	[[ ! -e $ROOT/$id && -z $(cgroups_named "$id") ]] ||
+		fail "run left $id behind: $(ls "$ROOT") $(cgroups_named "$id")"
 }
 
 # assert_killed_by_sigsys: the container's process died of SIGSYS (128+31).
 assert_killed_by_sigsys() {
 	[[ $status -eq 159 ]] || fail "expected death by SIGSYS (status 159), got $status; output: $output"
+}
+
+# run_named_probe [ARG...]: run_probe, with a copy of the probe named
+# $PROBE_NAME, unique: the kernel's audit records name the process by it.
+run_named_probe() {
+	PROBE_NAME=sc$(printf '%08x' $((RANDOM << 15 | RANDOM)))
+	cp "$BUNDLE/rootfs/seccomp_probe" "$BUNDLE/rootfs/$PROBE_NAME"
+	set_args "/$PROBE_NAME" "$@"
+	run_fresh
+}
+
+# wait_kernel_log REGEX: a line of the kernel log matches (audit records
+# reach it through kauditd, a moment later).
+wait_kernel_log() {
+	local tries=30
+	while ! dmesg | grep -qE -- "$1" && ((tries-- > 0)); do
+		sleep 0.1
+	done
+	dmesg | grep -qE -- "$1" || fail "no kernel log line matches '$1'"
 }
 
 # requires_i386_abi: the host kernel runs `int $0x80` from x86_64 processes
@@ -201,10 +224,12 @@ main: alive"
 }
 
 @test "seccomp: SCMP_ACT_LOG and SCMP_ACT_ALLOW let the call through; SCMP_ACT_TRACE without a tracer fails it with ENOSYS" {
+	# LOG: the call goes through and is audited.
 	deny_profile SCMP_ACT_LOG
-	run_probe 121,0
+	run_named_probe 121,0
 	assert_success
 	assert_output_equals "121: ok"
+	wait_kernel_log "comm=\"$PROBE_NAME\" .*syscall=121 .*code=0x7ffc0000"
 
 	# ALLOW rules under an ERRNO default without defaultErrnoRet (EPERM).
 	seccomp '{defaultAction: "SCMP_ACT_ERRNO", syscalls: [{names: $allow, action: "SCMP_ACT_ALLOW"}]}' \
@@ -334,15 +359,23 @@ main: alive"
 
 # --- flags, unknown names -----------------------------------------------------------------
 
-@test "seccomp: flags SECCOMP_FILTER_FLAG_LOG, SPEC_ALLOW and TSYNC are accepted and the filter applies" {
+@test "seccomp: flags SECCOMP_FILTER_FLAG_LOG, SPEC_ALLOW and TSYNC are accepted, the filter applies, LOG audits" {
 	local flag
-	for flag in SECCOMP_FILTER_FLAG_LOG SECCOMP_FILTER_FLAG_SPEC_ALLOW SECCOMP_FILTER_FLAG_TSYNC; do
+	for flag in SECCOMP_FILTER_FLAG_SPEC_ALLOW SECCOMP_FILTER_FLAG_TSYNC; do
 		deny_profile SCMP_ACT_ERRNO 42
 		update_config --arg f "$flag" '.linux.seccomp.flags = [$f]'
-		run_probe 121,0
+		run_named_probe 121,0
 		assert_success || fail "with $flag"
 		assert_output_equals "121: errno 42" || fail "with $flag"
 	done
+	# LOG reached the kernel: it audited the ERRNO action (code:
+	# SECCOMP_RET_ERRNO, without its data), which it does not do otherwise.
+	deny_profile SCMP_ACT_ERRNO 42
+	update_config '.linux.seccomp.flags = ["SECCOMP_FILTER_FLAG_LOG"]'
+	run_named_probe 121,0
+	assert_success
+	assert_output_equals "121: errno 42"
+	wait_kernel_log "comm=\"$PROBE_NAME\" .*syscall=121 .*code=0x50000"
 }
 
 @test "seccomp: an unknown flag is an error (one line naming it), nothing left behind" {
