@@ -20,6 +20,7 @@
 #include "sandrun/procfs.h"
 #include "sandrun/process.h"
 #include "sandrun/rootfs.h"
+#include "sandrun/safepath.h"
 #include "sandrun/spawn.h"
 #include "sandrun/sync.h"
 #include "sandrun/sysctl.h"
@@ -68,6 +69,17 @@ close_runtime_fds (const struct sr_spawn_ctx *ctx, int sync)
     sr_close (ctx->runtime_fds[i]);
   sr_procfs_reset ();
   sr_close_fds_except (3 + ctx->preserve_fds, keep, n);
+  /* A caller's fd is never close-on-exec; in the preserved range, one that
+   * is was opened by the runtime in a gap the caller left. */
+  for (int fd = 3; fd < 3 + ctx->preserve_fds; fd++)
+    {
+      int flags = fcntl (fd, F_GETFD);
+      bool kept = false;
+      for (size_t i = 0; i < n; i++)
+        kept = kept || keep[i] == fd;
+      if (flags >= 0 && (flags & FD_CLOEXEC) && !kept)
+        close (fd);
+    }
   free (keep);
 }
 
@@ -198,6 +210,24 @@ run_hooks (const oci_config *cfg, size_t offset, const char *kind,
   return sr_hooks_run (list, kind, state_json, err);
 }
 
+/* runc creates a missing process.cwd (0755, as root, while the rootfs is
+ * still writable); resolved in the root like every path below it. */
+static int
+ensure_cwd (const struct sr_spawn_ctx *ctx, sr_error **err)
+{
+  const char *cwd = ctx->cfg->process->cwd;
+  if (cwd == NULL || cwd[0] != '/')
+    return 0; /* refused with a clear error by the identity switch */
+  _cleanup_close_ int rootfd = open (ctx->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0)
+    return sr_fail (err, errno, "open rootfs \"%s\"", ctx->rootfs);
+  int fd = sr_mkdir_in_root (rootfd, cwd, 0755, err);
+  if (fd < 0)
+    return sr_wrap (err, "process.cwd");
+  sr_close (fd);
+  return 0;
+}
+
 static int
 setup_filesystem (struct sr_spawn_ctx *ctx, int sync, const char *state_json,
                   sr_error **err)
@@ -210,7 +240,7 @@ setup_filesystem (struct sr_spawn_ctx *ctx, int sync, const char *state_json,
     .userns = ((ctx->ns.new_flags | ctx->ns.join_flags) & CLONE_NEWUSER) != 0,
   };
 
-  if (sr_rootfs_prepare (&rctx, err) < 0)
+  if (sr_rootfs_prepare (&rctx, err) < 0 || ensure_cwd (ctx, err) < 0)
     return -1;
   if (ctx->want_hooks && ask_parent (sync, SR_STEP_HOOKS_PLEASE, SR_STEP_HOOKS_DONE, err) < 0)
     return -1;
