@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -158,6 +161,27 @@ enter_namespaces (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
   if (ask_parent (sync, SR_STEP_IDMAP_PLEASE, SR_STEP_IDMAP_DONE, err) < 0)
     return -1;
   return sr_init_become_root (err);
+}
+
+/* A new network namespace starts with "lo" down; runc and crun bring it
+ * up, and programs expect 127.0.0.1 to work. */
+static int
+loopback_up (sr_error **err)
+{
+  struct ifreq ifr;
+  _cleanup_close_ int sock = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (sock < 0)
+    return sr_fail (err, errno, "bring up lo: socket");
+  memset (&ifr, 0, sizeof ifr);
+  strcpy (ifr.ifr_name, "lo");
+  if (ioctl (sock, SIOCGIFFLAGS, &ifr) < 0)
+    return sr_fail (err, errno, "bring up lo");
+  if (ifr.ifr_flags & IFF_UP)
+    return 0;
+  ifr.ifr_flags |= IFF_UP;
+  if (ioctl (sock, SIOCSIFFLAGS, &ifr) < 0)
+    return sr_fail (err, errno, "bring up lo");
+  return 0;
 }
 
 static int
@@ -371,6 +395,8 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
   if (ctx->want_state_data && receive_state_json (sync, &state_json, err) < 0)
     return -1;
   if (set_names (ctx->cfg, ctx->ns.new_flags | ctx->ns.join_flags, err) < 0)
+    return -1;
+  if ((ctx->ns.new_flags & CLONE_NEWNET) && loopback_up (err) < 0)
     return -1;
   if (!ctx->no_new_keyring && sr_init_join_session_keyring (ctx->id, err) < 0)
     return -1;
