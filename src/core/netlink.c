@@ -49,7 +49,10 @@ sr_nl_req_init (struct sr_nl_req *r, uint16_t type, uint16_t flags)
   r->u.hdr.nlmsg_seq = ++nl_seq;
 }
 
-static void *
+/* Not inlined: with the sanitizers, GCC's object-size tracking follows the
+ * union into its callers, takes the nlmsghdr member for the object and
+ * reports a false overflow (-Wstringop-overflow) on every attribute. */
+static __attribute__ ((noinline)) void *
 req_grow (struct sr_nl_req *r, size_t len)
 {
   size_t at = NLMSG_ALIGN (r->u.hdr.nlmsg_len);
