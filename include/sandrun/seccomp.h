@@ -5,6 +5,7 @@
 #define SANDRUN_SECCOMP_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 
 #include "oci-spec/types.h"
@@ -30,9 +31,12 @@ int sr_seccomp_load (const sr_seccomp_prog *prog, int *notify_fd,
                      sr_error **err);
 
 /* Parent: hand the listener fd and the container state to listenerPath
- * (runtime-spec "seccomp" section, SCM_RIGHTS). */
+ * (runtime-spec "seccomp" section, SCM_RIGHTS).  process_pid is the
+ * process the filter was loaded in (the init, or an exec'd process); 0
+ * takes the state's pid. */
 int sr_seccomp_send_to_listener (const oci_seccomp *profile, int notify_fd,
-                                 const char *state_json, sr_error **err);
+                                 pid_t process_pid, const char *state_json,
+                                 sr_error **err);
 
 /* True when some rule is SCMP_ACT_NOTIFY: the init will produce a listener
  * fd and the parent must pass it on with sr_seccomp_send_to_listener. */

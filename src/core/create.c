@@ -206,7 +206,7 @@ allocate (struct create_txn *t, sr_error **err)
     {
       _cleanup_free_ char *cache = xasprintf ("%s/.cache", t->g->root);
       if (sr_seccomp_prepare (l->seccomp, cache, &t->seccomp, err) < 0)
-        return sr_wrap (err, "seccomp");
+        return -1; /* its messages start with "seccomp" */
     }
   if (t->opts->console_socket != NULL)
     {
@@ -336,7 +336,7 @@ forward_notify_fd (struct create_txn *t, sr_error **err)
     return sr_fail (err, EPROTO, "sync: expected the seccomp listener fd");
   _cleanup_close_ int fd = msg.fd;
   _cleanup_free_ char *state = state_json_for_hooks (t, SR_STATUS_CREATING);
-  return sr_seccomp_send_to_listener (t->cfg->linux_->seccomp, fd, state, err);
+  return sr_seccomp_send_to_listener (t->cfg->linux_->seccomp, fd, t->spawn.pid, state, err);
 }
 
 /* The parent's half of the script in sync.h, in the init's order. */

@@ -173,7 +173,7 @@ allocate (struct exec_txn *t, sr_error **err)
     {
       _cleanup_free_ char *cache = xasprintf ("%s/.cache", t->g->root);
       if (sr_seccomp_prepare (l->seccomp, cache, &t->seccomp, err) < 0)
-        return sr_wrap (err, "seccomp");
+        return -1; /* its messages start with "seccomp" */
     }
   if (open_console (t, err) < 0 || open_init (t, err) < 0)
     return -1;
@@ -235,7 +235,8 @@ forward_notify_fd (struct exec_txn *t, sr_error **err)
   if (fd < 0)
     return sr_fail (err, EPROTO, "sync: expected the seccomp listener fd");
   _cleanup_free_ char *state = sr_container_state_json (&t->c);
-  return sr_seccomp_send_to_listener (t->cfg.linux_->seccomp, fd, state, err);
+  return sr_seccomp_send_to_listener (t->cfg.linux_->seccomp, fd, t->child.spawn.pid, state,
+                                      err);
 }
 
 /* After READY the child only execs: its end of the sync socket closes with

@@ -85,8 +85,9 @@ gen_value (yajl_gen g, yajl_val v, int depth)
 
 /* The containerProcessState document into *out (malloc'd). */
 static int
-process_state_json (const oci_seccomp *profile, const char *state_json,
-                    char **out, size_t *len, sr_error **err)
+process_state_json (const oci_seccomp *profile, pid_t process_pid,
+                    const char *state_json, char **out, size_t *len,
+                    sr_error **err)
 {
   const char *pid_path[] = { "pid", NULL };
   __attribute__ ((cleanup (yajl_tree_freep))) yajl_val state = NULL;
@@ -115,8 +116,9 @@ process_state_json (const oci_seccomp *profile, const char *state_json,
   yajl_gen_array_open (g);
   gen_str (g, "seccompFd");
   yajl_gen_array_close (g);
+  /* The process the filter belongs to (an exec'd one is not the init). */
   gen_str (g, "pid");
-  yajl_gen_integer (g, YAJL_GET_INTEGER (pid));
+  yajl_gen_integer (g, process_pid > 0 ? process_pid : YAJL_GET_INTEGER (pid));
   if (profile->listener_metadata != NULL)
     {
       gen_str (g, "metadata");
@@ -136,7 +138,8 @@ process_state_json (const oci_seccomp *profile, const char *state_json,
 
 int
 sr_seccomp_send_to_listener (const oci_seccomp *profile, int notify_fd,
-                             const char *state_json, sr_error **err)
+                             pid_t process_pid, const char *state_json,
+                             sr_error **err)
 {
   _cleanup_free_ char *msg = NULL;
   _cleanup_close_ int sock = -1;
@@ -147,7 +150,7 @@ sr_seccomp_send_to_listener (const oci_seccomp *profile, int notify_fd,
     return sr_fail (err, 0,
                     "seccomp: SCMP_ACT_NOTIFY needs a "
                     "listenerPath");
-  if (process_state_json (profile, state_json, &msg, &len, err) < 0)
+  if (process_state_json (profile, process_pid, state_json, &msg, &len, err) < 0)
     return -1;
   sock = sr_unix_connect (profile->listener_path, err);
   if (sock < 0)

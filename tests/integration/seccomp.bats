@@ -411,7 +411,6 @@ EOF
 }
 
 @test "seccomp: a profile error says \"seccomp\" once" {
-	skip "BUG: create wraps the compile errors with \"seccomp\" although they start with \"seccomp: \" (src/core/create.c, exec.c)"
 	seccomp '{defaultAction: "SCMP_ACT_BOGUS"}'
 	run --separate-stderr runtime_stdout_to_file create -b "$BUNDLE" "$CID"
 	assert_failure
@@ -534,7 +533,6 @@ hangup"
 }
 
 @test "seccomp: SCMP_ACT_NOTIFY in exec: the state's pid is the exec'd process, state.pid the container's" {
-	skip "BUG: exec sends the init's pid as containerProcessState.pid (sr_seccomp_send_to_listener takes it from the container state)"
 	start_listener 777
 	notify_profile
 	set_args sleep 1000

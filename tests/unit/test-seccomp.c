@@ -654,7 +654,7 @@ test_send_to_listener (void)
       || listen (srv, 1) < 0)
     abort ();
   /* The connection completes against the backlog: no second process. */
-  CHECK_ONCE (sr_seccomp_send_to_listener (p, devnull, state, &err) == 0,
+  CHECK_ONCE (sr_seccomp_send_to_listener (p, devnull, 0, state, &err) == 0,
          "send to listener (%s)", err ? err->msg : "ok");
   sr_error_free (err);
   close (devnull);
@@ -700,13 +700,13 @@ test_send_to_listener (void)
     yajl_tree_free (tree);
 
   err = NULL;
-  CHECK_ONCE (sr_seccomp_send_to_listener (p, 0, "{\"id\":\"x\"}", &err) < 0,
+  CHECK_ONCE (sr_seccomp_send_to_listener (p, 0, 0, "{\"id\":\"x\"}", &err) < 0,
          "a state without pid is refused");
   sr_error_free (err);
   free (p->listener_path);
   p->listener_path = NULL;
   err = NULL;
-  CHECK_ONCE (sr_seccomp_send_to_listener (p, 0, state, &err) < 0 && err
+  CHECK_ONCE (sr_seccomp_send_to_listener (p, 0, 0, state, &err) < 0 && err
              && strstr (err->msg, "listenerPath") != NULL,
          "no listenerPath is an error");
   sr_error_free (err);
