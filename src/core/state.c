@@ -18,11 +18,9 @@
 #define RECORD_FILE "state.json"
 #define RECORD_MAX_SIZE (4u * 1024 * 1024)
 
-int
-sr_store_open (const char *root, bool create, sr_store *store, sr_error **err)
+static int
+store_open (const char *root, bool create, sr_store *store, sr_error **err)
 {
-  store->root = xstrdup (root);
-  store->root_fd = -1;
   if (create && mkdir (root, 0700) < 0 && errno != EEXIST)
     {
       /* Engines pass roots whose parents may not exist yet (/run/x/y). */
@@ -39,6 +37,19 @@ sr_store_open (const char *root, bool create, sr_store *store, sr_error **err)
   store->root_fd = open (root, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (store->root_fd < 0)
     return sr_fail (err, errno, "open state directory \"%s\"", root);
+  return 0;
+}
+
+int
+sr_store_open (const char *root, bool create, sr_store *store, sr_error **err)
+{
+  store->root = xstrdup (root);
+  store->root_fd = -1;
+  if (store_open (root, create, store, err) < 0)
+    {
+      sr_store_close (store); /* the caller has nothing to release */
+      return -1;
+    }
   return 0;
 }
 
