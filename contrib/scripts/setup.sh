@@ -1,19 +1,33 @@
 #!/usr/bin/env bash
 # Quick start, step 1: install the build dependencies from Debian, build and
 # install sandrun, then run a container from a bundle made on the spot (a
-# busybox-static rootfs: no image is downloaded).  Run as root.
+# busybox-static rootfs: no image is downloaded).  Run as root; running it
+# again is harmless.
+#
+# The build is out of tree, in build/: a configured source directory would
+# stop the test suite's own out-of-tree builds (tests/run-all.sh).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
 
 contrib/scripts/install-deps.sh
-./autogen.sh >/dev/null
-./configure -q
-make -j"$(nproc)" >/dev/null
-make install >/dev/null
+[[ -x configure && configure -nt configure.ac && Makefile.in -nt Makefile.am ]] ||
+	./autogen.sh >/dev/null 2>&1
+if [[ -f config.status ]]; then
+	echo "setup.sh: the source directory is configured in place; run 'make distclean' there first" >&2
+	exit 1
+fi
+mkdir -p build
+(
+	cd build
+	[[ -f Makefile ]] || ../configure -q
+	make -j"$(nproc)" >/dev/null
+	make install >/dev/null
+)
 echo "installed $(command -v sandrun): $(sandrun --version | head -1)"
 
 demo=/tmp/sandrun-demo
-rm -rf "$demo"
-contrib/scripts/mkbundle.sh --no-terminal "$demo" -- sh -c \
+contrib/scripts/mkbundle.sh --force --no-terminal "$demo" -- sh -c \
 	'echo "hello from sandrun: pid $$ in $(hostname), running as $(id -un)"'
-sandrun run -b "$demo" "demo-$$"
+sandrun delete --force sandrun-demo >/dev/null 2>&1 || true
+sandrun run -b "$demo" sandrun-demo
