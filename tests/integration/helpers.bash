@@ -79,15 +79,31 @@ bundle_traversable() {
 # remove its directories.
 teardown_bundle() {
 	[[ -n ${ROOT:-} ]] || return 0
-	local id
+	local id ids
+	ids=$(container_ids)
 	while IFS= read -r id; do
 		[[ -n $id ]] || continue
 		runtime delete -f "$id" </dev/null >/dev/null 2>&1 || true
-	done < <(container_ids)
+	done <<<"$ids"
 	kill_marked_processes
 	umount_bundle_mounts
+	remove_leaked_cgroups "$CID" $ids
 	stop_recvtty
 	rm -rf "$ROOT" "$BUNDLE"
+}
+
+# remove_leaked_cgroups ID...: rmdir the (empty) cgroups a broken runtime
+# left behind for these containers, so one failing run does not pollute the
+# next; assert_no_leftovers is what reports them.
+remove_leaked_cgroups() {
+	local id d
+	for id in "$@"; do
+		[[ -n $id && $id != */* && $id != .* ]] || continue
+		for d in $(cgroups_named "$id"); do
+			find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true
+		done
+	done
+	return 0
 }
 
 # Ids the runtime knows plus the entries of the state root (a broken `list`
