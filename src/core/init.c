@@ -108,15 +108,34 @@ sr_init_become_root (sr_error **err)
 int
 sr_init_fork_sibling (int sync, const char *what, sr_error **err)
 {
+  /* The new process waits until the PID message is on the socket: it must
+   * not send its own messages first (the gate's write end closes when the
+   * intermediate exits, right after sending). */
+  int gate[2];
+  if (pipe2 (gate, O_CLOEXEC) < 0)
+    return sr_fail (err, errno, "fork %s: pipe", what);
   pid_t pid = (pid_t) syscall (SYS_clone, (unsigned long) (CLONE_PARENT | SIGCHLD),
                                NULL, NULL, NULL, 0);
-  /* In a joined pid namespace whose init has exited, fork fails ENOMEM. */
-  if (pid < 0 && errno == ENOMEM)
-    return sr_fail (err, errno, "fork %s (does its pid namespace still have an init?)", what);
   if (pid < 0)
-    return sr_fail (err, errno, "fork %s", what);
+    {
+      int saved = errno;
+      sr_close (gate[0]);
+      sr_close (gate[1]);
+      /* In a joined pid namespace whose init has exited, fork fails ENOMEM. */
+      if (saved == ENOMEM)
+        return sr_fail (err, saved, "fork %s (does its pid namespace still have an init?)", what);
+      return sr_fail (err, saved, "fork %s", what);
+    }
   if (pid == 0)
-    return 0;
+    {
+      char c;
+      sr_close (gate[1]);
+      while (read (gate[0], &c, 1) < 0 && errno == EINTR)
+        ;
+      sr_close (gate[0]);
+      return 0;
+    }
+  sr_close (gate[0]);
   sr_sync_send (sync, SR_SYNC_PID, pid, NULL, NULL);
   _exit (0);
 }
