@@ -233,12 +233,17 @@ allocate (struct create_txn *t, sr_error **err)
   return 0;
 }
 
+/* Socket activation (sd_listen_fds): the fds are ours only when LISTEN_PID
+ * names this process, as runc (go-systemd) checks. */
 static int
 listen_fds_from_env (void)
 {
-  long n;
+  long n, pid;
   const char *v = getenv ("LISTEN_FDS");
+  const char *p = getenv ("LISTEN_PID");
   if (v == NULL || sr_parse_long (v, &n) < 0 || n < 0 || n > 1024)
+    return 0;
+  if (p == NULL || sr_parse_long (p, &pid) < 0 || pid != (long) getpid ())
     return 0;
   return (int) n;
 }
