@@ -204,18 +204,17 @@ wait_events_exit() {
 
 # --- OOM ---------------------------------------------------------------------------
 
-@test "events: an OOM kill is reported; run returns 137; the host and a neighbour are unaffected" {
+@test "events: an OOM kill is reported; only the container dies (a neighbour lives on)" {
 	[[ $(cg_version memory) != none ]] || skip "no memory controller"
 	local other=${CID}-neighbour
 	create_running "$other"
 	resources '{"memory": {"limit": 33554432}}'
-	# Wait in create until events runs: start after events is up.
-	set_cmd 'sleep 0.5; x=$(head -c 100000000 /dev/zero | tr "\0" a); echo survived'
+	# Created, the init waits: start it once events watches.
+	set_cmd 'x=$(head -c 100000000 /dev/zero | tr "\0" a); echo survived'
 	create_container "$CID"
 	[[ $status -eq 0 ]] || fail "create: $output"
 	events_bg --interval 100s
-	sleep 0.3
-	# run's exit status is the container's: reproduce it with start + wait.
+	wait_events_watching
 	runtime start "$CID"
 	wait_events_exit 300
 	assert_success
@@ -227,11 +226,15 @@ wait_events_exit() {
 @test "run: a container killed by the OOM killer exits 137 and events reports it" {
 	[[ $(cg_version memory) != none ]] || skip "no memory controller"
 	resources '{"memory": {"limit": 33554432}}'
-	set_cmd 'sleep 1; x=$(head -c 100000000 /dev/zero | tr "\0" a); echo survived'
+	# The hog waits for /dev/shm/go: events must watch before the kill.
+	set_cmd 'while [ ! -e /dev/shm/go ]; do sleep 0.1; done
+		x=$(head -c 100000000 /dev/zero | tr "\0" a); echo survived'
 	runtime run -b "$BUNDLE" "$CID" </dev/null >"$(ct_out "$CID")" 2>&1 &
 	local run_pid=$! st=0
 	wait_status "$CID" running
 	events_bg --interval 100s
+	wait_events_watching
+	touch "/proc/$(ct_pid)/root/dev/shm/go"
 	wait "$run_pid" || st=$?
 	[[ $st -eq 137 ]] || fail "run exited $st, wanted 137: $(cat "$(ct_out "$CID")")"
 	! grep -q survived "$(ct_out "$CID")"
