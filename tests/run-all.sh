@@ -30,6 +30,16 @@ failures=()
 say() { printf '\n== %s\n' "$*"; }
 wants() { [[ " $SECTIONS " == *" $1 "* ]]; }
 
+# failure_details NAME FILE: each failed test of a TAP log with the first lines
+# of what it printed (bats' "# " lines), so that a CI log names the cause.
+failure_details() {
+	awk -v name="$1" '
+		/^not ok [0-9]+/ { print name ": " $0; n = 0; infail = 1; next }
+		/^(ok|not ok) [0-9]+/ { infail = 0; next }
+		infail && /^#/ && n < 20 { print "    " $0; n++ }
+	' "$2"
+}
+
 # count NAME FILE STATUS: add a TAP log's results; a non-zero status with no
 # failed test in the log (a crash, a build error) is one failure of its own.
 count() {
@@ -40,7 +50,7 @@ count() {
 	passed=$((passed + p - s))
 	skipped=$((skipped + s))
 	failed=$((failed + f))
-	grep -E '^not ok [0-9]+' "$file" | sed "s|^|$name: |" >>"$logs/failures.txt"
+	failure_details "$name" "$file" >>"$logs/failures.txt"
 	if ((status != 0 && f == 0)); then
 		failed=$((failed + 1))
 		echo "$name: exited with status $status (see $file)" >>"$logs/failures.txt"
