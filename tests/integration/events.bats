@@ -247,9 +247,12 @@ wait_events_exit() {
 	[[ $(cg_version memory) != none ]] || skip "no memory controller"
 	resources '{"memory": {"limit": 33554432}}'
 	# The hog is a child: the container lives on after the kill.
-	set_cmd 'sh -c "x=\$(head -c 100000000 /dev/zero | tr \"\\0\" a)"; sleep 1000'
+	set_cmd 'sh -c "x=\$(head -c 100000000 /dev/zero | tr \"\\0\" a)"; echo hog-ended; sleep 1000'
 	KEEP_ARGS=1 create_running
-	local tries=100
+	# The kernel counts the kill before the victim dies; a loaded host may
+	# take a while to get there.
+	wait_output "$CID" hog-ended 600
+	local tries=20
 	while ((tries-- > 0)); do
 		run runtime events --stats "$CID"
 		[[ $(jq '.data.memory.event_count.oom_kill // 0' <<<"$output") -ge 1 ]] && break
