@@ -76,6 +76,9 @@ int sr_sync_send_fd (int sock, int32_t kind, int fd, sr_error **err);
 int sr_sync_recv (int sock, struct sr_sync_msg *msg, sr_error **err);
 /* Turn a received ERROR message into *err; returns -1. */
 int sr_sync_error_from (const struct sr_sync_msg *msg, sr_error **err);
+/* After GO: wait until the init's end closes at its execve (close-on-exec)
+ * or its death; -1 with the init's error when it sent one meanwhile. */
+int sr_sync_wait_exec (int sock, sr_error **err);
 /* Wait for STEP `step`; an ERROR message becomes *err. */
 int sr_sync_expect_step (int sock, enum sr_sync_step step, sr_error **err);
 void sr_sync_send_log (int sock, enum sr_log_level level, const char *msg);

@@ -150,6 +150,17 @@ sr_container_state_json (sr_container *c)
 
 /* ---- start --------------------------------------------------------------- */
 
+/* The init holds the fifo's read end until execve (or its death): a writer
+ * polls POLLERR once no reader is left.  Like runc's start, which reads the
+ * fifo to EOF, this waits as long as the startContainer hooks take. */
+static void
+wait_for_exec (int fifo_fd)
+{
+  struct pollfd p = { .fd = fifo_fd, .events = 0 };
+  while (poll (&p, 1, -1) < 0 && errno == EINTR)
+    ;
+}
+
 int
 sr_container_start (const struct sr_globals *g, const char *id, sr_error **err)
 {
@@ -168,6 +179,7 @@ sr_container_start (const struct sr_globals *g, const char *id, sr_error **err)
   if (sr_write_all (fd, "0", 1) < 0)
     return sr_fail (err, errno, "start \"%s\": write exec fifo", id);
   unlinkat (c.dirfd, EXEC_FIFO, 0);
+  wait_for_exec (fd);
 
   const oci_config *cfg = sr_container_config (&c, err);
   if (cfg == NULL)

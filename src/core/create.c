@@ -423,7 +423,27 @@ static int
 start_now (struct create_txn *t, int *exit_status, const sigset_t *set, sr_error **err)
 {
   const oci_hooks *h = t->cfg->hooks;
-  if (h != NULL && h->poststart.len > 0)
+  bool poststart = h != NULL && h->poststart.len > 0;
+  /* As after `start`: poststart hooks and a detached run's return come once
+   * the container's process runs (a foreground run need not wait). */
+  bool started = true;
+  if (poststart || t->opts->detach)
+    {
+      sr_error *e = NULL;
+      if (sr_sync_wait_exec (t->spawn.sync_fd, &e) < 0)
+        {
+          if (t->opts->detach)
+            {
+              *err = e;
+              return -1;
+            }
+          /* The init's exit status follows; say why first. */
+          sr_log_fatal_error (e);
+          sr_error_free (e);
+          started = false;
+        }
+    }
+  if (poststart && started)
     {
       _cleanup_free_ char *state = state_json_for_hooks (t, SR_STATUS_RUNNING);
       sr_hooks_run_warn (&h->poststart, "poststart", state);
@@ -465,6 +485,7 @@ sr_container_create (const struct sr_globals *g, const char *id,
   };
   sigset_t set, old;
   bool foreground = opts->start_now && !opts->detach;
+  const char *verb = opts->start_now ? "run" : "create";
   int r;
 
   sigemptyset (&set);
@@ -475,7 +496,7 @@ sr_container_create (const struct sr_globals *g, const char *id,
                     "in this build (use the cgroupfs driver)", id);
   if (load_bundle (&t, err) < 0 || reserve (&t, err) < 0 || allocate (&t, err) < 0
       || prepare_spawn (&t, err) < 0)
-    return sr_wrap (err, "create \"%s\"", id);
+    return sr_wrap (err, "%s \"%s\"", verb, id);
 
   /* A foreground run relays signals to the init: block them before the
    * clone so that none is lost.  Anything else stays killable. */
@@ -491,6 +512,6 @@ sr_container_create (const struct sr_globals *g, const char *id,
   if (foreground)
     sigprocmask (SIG_SETMASK, &old, NULL);
   if (r < 0)
-    return sr_wrap (err, "create \"%s\"", id);
+    return sr_wrap (err, "%s \"%s\"", verb, id);
   return 0;
 }

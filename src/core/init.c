@@ -380,7 +380,8 @@ wait_for_start (int fifo_fd, sr_error **err)
     }
   if (read (fifo_fd, &c, 1) != 1)
     return sr_fail (err, EPIPE, "wait for start: the exec fifo was closed");
-  sr_close (fifo_fd);
+  /* The read end stays open (close-on-exec): `start` waits for it to close,
+   * so that poststart hooks run after startContainer and the execve. */
   return 0;
 }
 
@@ -435,10 +436,10 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
     return -1;
   if (sr_sync_expect_step (sync, SR_STEP_GO, err) < 0)
     return -1;
-  /* The parent is done with us: from here on errors can only go to the
-   * container's stderr. */
+  /* The parent is done with us: from here on log lines go to the
+   * container's stderr.  The socket itself stays open (close-on-exec): `run`
+   * waits for its end before poststart, and hears a failure until then. */
   sr_log_set_forward_fd (-1);
-  sr_close (sync);
 
   if (ctx->fifo_fd >= 0 && wait_for_start (ctx->fifo_fd, err) < 0)
     return -1;

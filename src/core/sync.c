@@ -136,3 +136,22 @@ sr_sync_die (int sock, sr_error *err)
     }
   _exit (1);
 }
+
+int
+sr_sync_wait_exec (int sock, sr_error **err)
+{
+  for (;;)
+    {
+      struct sr_sync_msg msg;
+      sr_error *e = NULL;
+      if (sr_sync_recv (sock, &msg, &e) < 0)
+        {
+          sr_error_free (e); /* EOF: the execve happened, or the init died */
+          return 0;
+        }
+      if (msg.fd >= 0)
+        close (msg.fd);
+      if (msg.hdr.type == SR_SYNC_ERROR)
+        return sr_sync_error_from (&msg, err);
+    }
+}

@@ -35,9 +35,11 @@ hook_json() {
 	jq -cn --arg p "$HOOK" --arg k "$1" '{path: $p, args: ["recorder", $k]}'
 }
 
+# start_hook_json: the startContainer recorder; it takes its time, so that
+# a runtime that does not wait for it runs poststart first.
 start_hook_json() {
 	jq -cn '{path: "/bin/sh", args: ["sh", "-c",
-		"cat >/hooklog/startContainer.state; echo startContainer >>/hooklog/order"]}'
+		"cat >/hooklog/startContainer.state; sleep 0.3; echo startContainer >>/hooklog/order"]}'
 }
 
 # add_hook KIND JSON
@@ -58,7 +60,6 @@ order() {
 }
 
 @test "hooks: each kind runs at its step of the lifecycle, in order" {
-	skip "BUG: poststart can run before the init's startContainer hooks: start/run do not wait for the init to reach execve (keep the exec fifo / sync fd open until execve and wait for its close)"
 	add_all_hooks
 	set_args sleep 1000
 	create_container "$CID"
@@ -89,7 +90,6 @@ order() {
 }
 
 @test "hooks: the state on stdin names the container, its bundle and pid" {
-	skip "BUG: start returns before the init has run its startContainer hooks (start/run do not wait for the init to reach execve), so the delete below can come first"
 	add_all_hooks
 	set_args sleep 1000
 	create_container "$CID"
@@ -115,6 +115,28 @@ order() {
 		fail "poststart status: $(cat "$HOOKLOG/poststart.state")"
 	[[ $(jq -r .status "$HOOKLOG/poststop.state") == stopped ]] ||
 		fail "poststop status: $(cat "$HOOKLOG/poststop.state")"
+}
+
+@test "hooks: run -d returns once the process runs: startContainer, then poststart" {
+	add_all_hooks
+	set_cmd 'echo process >>/hooklog/order; sleep 1000'
+	runtime run -d -b "$BUNDLE" "$CID" </dev/null >"$(ct_out "$CID")" 2>&1 ||
+		fail "run -d: $(cat "$(ct_out "$CID")")"
+	[[ $(order) == *"createContainer startContainer"*poststart* ]] || fail "order: '$(order)'"
+	[[ $(state_field "$CID" status) == running ]]
+}
+
+@test "hooks: run -d with a failing startContainer hook fails with the hook's error" {
+	add_hook startContainer '{"path": "/bin/false"}'
+	add_hook poststart "$(hook_json poststart)"
+	set_cmd 'echo THE PROCESS RAN'
+	run --separate-stderr runtime run -d -b "$BUNDLE" "$CID"
+	[[ $status -ne 0 ]] || fail "run -d succeeded"
+	[[ $stderr == "sandrun: "*"\"$CID\""*startContainer* && $stderr != *$'\n'* ]] ||
+		fail "not one line naming the container and the hook: $stderr"
+	[[ ! -e $HOOKLOG/order ]] || fail "a hook ran after the failure: $(order)"
+	runtime delete -f "$CID"
+	assert_no_leftovers
 }
 
 @test "hooks: args and env are exactly the hook's" {
@@ -202,7 +224,6 @@ order() {
 }
 
 @test "hooks: startContainer runs before the process, poststart after it started" {
-	skip "BUG: poststart can run before the init's startContainer hooks: start/run do not wait for the init to reach execve (keep the exec fifo / sync fd open until execve and wait for its close)"
 	add_hook startContainer "$(start_hook_json)"
 	add_hook poststart "$(hook_json poststart)"
 	set_cmd 'echo process >>/hooklog/order; sleep 1000'
