@@ -174,7 +174,7 @@ if wants cgroupv2; then
 		# cgroup.kill, the eBPF device filter, memory.events), chosen by name;
 		# V2_FULL=1 runs every cgroup-dependent file whole.
 		v2_files=$(ls tests/integration/{cgroups,cgroups_*,update,pause,events}.bats 2>/dev/null | sort -u)
-		v2_filter=(-f "memory.limit: the cgroup|memory.swap: memory|cpu.shares|cpu.quota and cpu.period|pids.limit: pids.max|hugepageLimits: the 2MB|unified: raw cgroup2|cgroups: delete removes|devices: a host node|devices: a linux.devices node|pause: the status is paused|delete --force of a paused|events --stats: one stats|killed by the OOM killer exits 137|update -r FILE|kill --all: every process")
+		v2_filter=(-f "memory.limit: the cgroup|memory.swap: memory|cpu.shares|cpu.quota and cpu.period|pids.limit: pids.max|hugepageLimits: the 2MB|unified: raw cgroup2|cgroups: delete removes|devices: a host node|devices: a linux.devices node|pause: the status is paused|delete --force of a paused|events --stats: one stats|killed by the OOM killer exits 137|one oom event per OOM kill|update -r FILE|kill --all: every process")
 		[[ -n ${V2_FULL:-} ]] && v2_filter=()
 		# shellcheck disable=SC2086
 		run_tap cgroupv2 "$vm_run" --mem 2G --timeout 2700 -- \

@@ -243,6 +243,33 @@ wait_events_exit() {
 	assert_no_leftovers
 }
 
+@test "events: one oom event per OOM kill, however the kernel's notifications come" {
+	[[ $(cg_version memory) != none ]] || skip "no memory controller"
+	resources '{"memory": {"limit": 33554432}}'
+	# Two hogs one after the other in a container that lives on.
+	set_cmd 'while [ ! -e /dev/shm/go ]; do sleep 0.1; done
+		for i in 1 2; do dd if=/dev/zero of=/dev/null bs=100M count=1 2>/dev/null; sleep 1.5; done
+		echo hogs-ended; sleep 1000'
+	KEEP_ARGS=1 create_running
+	events_bg --interval 100s
+	wait_events_watching
+	touch "/proc/$(ct_pid)/root/dev/shm/go"
+	wait_output "$CID" hogs-ended 900
+	local kills tries=20
+	while ((tries-- > 0)); do
+		kills=$(runtime events --stats "$CID" | jq '.data.memory.event_count.oom_kill // 0')
+		((kills >= 2)) && break
+		sleep 0.1
+	done
+	((kills >= 2)) || fail "fewer than two OOM kills counted: $kills"
+	local tries=50
+	while (($(grep -c '"type":"oom"' "$EVENTS_OUT") < kills)) && ((tries-- > 0)); do sleep 0.1; done
+	kill "$EVENTS_PID"
+	wait_events_exit
+	[[ $(grep -c '"type":"oom"' "$EVENTS_OUT") -eq $kills ]] ||
+		fail "$kills OOM kills, events said: $(cat "$EVENTS_OUT")"
+}
+
 @test "events --stats: the OOM kill count after the fact" {
 	[[ $(cg_version memory) != none ]] || skip "no memory controller"
 	resources '{"memory": {"limit": 33554432}}'

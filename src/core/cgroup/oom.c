@@ -1,35 +1,47 @@
-/* OOM notification.  The fd only says "look again"; what counts is the
- * kernel's counter of OOM kills (memory.events oom_kill on v2,
- * memory.oom_control oom_kill on v1), so that nothing is lost or counted
- * twice however the wake-ups coalesce, and a last look after the container
- * died still finds a kill that raced with its exit.
+/* OOM notification.  The fd only says "look again"; what is reported
+ * comes from the kernel's counters, so that coalesced wake-ups lose
+ * nothing:
+ *   - every OOM kill (memory.events oom_kill on v2, memory.oom_control
+ *     oom_kill on v1) is one event;
+ *   - an OOM that killed nothing counted (v2's "oom" without "oom_kill";
+ *     on v1 a notification: the victim may be a task already exiting,
+ *     which the kernel does not count, or the OOM killer is disabled) is
+ *     one event per episode: the kernel notifies every failed allocation,
+ *     and those that follow within EPISODE_MS are the same OOM.
  *
  * v2: inotify on memory.events (modified at every event).
  * v1: an eventfd registered for memory.oom_control in cgroup.event_control;
  * the kernel signals it when the cgroup goes OOM and when it is removed. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "stats.h"
 #include "sandrun/util.h"
+
+/* Notifications this close to the previous one are the same episode. */
+#define EPISODE_MS 1000
 
 struct sr_cgroup_oom
 {
   int fd;       /* inotify or eventfd */
   int dirfd;    /* the memory cgroup (our own dup) */
   bool v2;
-  uint64_t kills; /* the counter at the last look */
-  uint64_t ooms;  /* v2 "oom", v1 eventfd notifications without a kill */
+  uint64_t kills;   /* oom_kill at the last look */
+  uint64_t ooms;    /* v2's "oom" at the last look */
+  uint64_t pending; /* notifications since the counters were last read */
+  unsigned long long last_ms; /* the last notification of the episode */
+  bool uncounted;   /* that event was an OOM without a counted kill */
 };
 
-/* The counters: kills, and OOM situations ("oom" on v2; on v1 under_oom,
- * which stays 1 while the OOM killer is disabled and tasks wait). */
+/* The counters: kills, and on v2 OOM situations ("oom"). */
 static int
 read_counters (const struct sr_cgroup_oom *w, uint64_t *kills, uint64_t *ooms,
                bool *gone, sr_error **err)
@@ -52,7 +64,7 @@ read_counters (const struct sr_cgroup_oom *w, uint64_t *kills, uint64_t *ooms,
       return -1;
     }
   *kills = sr_cg_kv_get (kv, n, "oom_kill");
-  *ooms = sr_cg_kv_get (kv, n, w->v2 ? "oom" : "under_oom");
+  *ooms = w->v2 ? sr_cg_kv_get (kv, n, "oom") : 0;
   sr_cg_kv_free (kv, n);
   return 0;
 }
@@ -122,8 +134,6 @@ sr_cgroup_oom_watch (const sr_cgroup *cg, sr_cgroup_oom **out, sr_error **err)
       sr_cgroup_oom_free (w);
       return sr_wrap (err, "cgroup %s \"%s\"", sr_cg_hier_name (h), h->path);
     }
-  if (!w->v2)
-    w->ooms = 0; /* under_oom is a state, not a count */
   *out = w;
   return 0;
 }
@@ -134,18 +144,106 @@ sr_cgroup_oom_fd (const sr_cgroup_oom *w)
   return w->fd;
 }
 
-/* What woke us up: v1 returns the number of eventfd notifications. */
-static uint64_t
-drain (const struct sr_cgroup_oom *w)
+/* Count what woke us up: v1's eventfd counter, v2's IN_MODIFY events. */
+static void
+drain (struct sr_cgroup_oom *w)
 {
   if (!w->v2)
     {
       uint64_t v = 0;
-      return read (w->fd, &v, sizeof v) == (ssize_t) sizeof v ? v : 0;
+      if (read (w->fd, &v, sizeof v) == (ssize_t) sizeof v)
+        w->pending += v;
+      return;
     }
-  char buf[4096];
-  while (read (w->fd, buf, sizeof buf) > 0)
-    ;
+  char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
+  ssize_t len;
+  while ((len = read (w->fd, buf, sizeof buf)) > 0)
+    for (char *p = buf; p < buf + len;)
+      {
+        const struct inotify_event *ev = (const struct inotify_event *) p;
+        if (ev->mask & IN_MODIFY)
+          w->pending++;
+        p += sizeof *ev + ev->len;
+      }
+}
+
+/* How long v1's removal notification may take to arrive (the kernel
+ * sends it from a workqueue after the rmdir). */
+#define REMOVAL_SETTLE_MS 300
+
+/* The cgroup went away before its counters could be read: `run` removes
+ * it as soon as the init is reaped, which on a busy host can beat us to
+ * the kill's notification.  On v1 what was notified meanwhile still tells:
+ * the eventfd fires for an OOM and once more for the removal (so wait for
+ * that one).  On v2 memory.events also changes for "max" and "high", which
+ * a container under its limit hits without any OOM: no guess there. */
+static bool
+ooms_before_removal (struct sr_cgroup_oom *w)
+{
+  if (w->v2)
+    return false;
+  for (unsigned waited = 0; w->pending < 2 && waited < REMOVAL_SETTLE_MS;
+       waited += 10)
+    {
+      struct pollfd p = { .fd = w->fd, .events = POLLIN };
+      if (poll (&p, 1, 10) > 0)
+        drain (w);
+    }
+  return w->pending > 1;
+}
+
+static unsigned long long
+now_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (unsigned long long) ts.tv_sec * 1000 + (unsigned long long) ts.tv_nsec / 1000000;
+}
+
+/* The events to report for `kills` new kills and, when `oom`, an OOM seen
+ * without them (see the top of the file). */
+static uint64_t
+episode_events (struct sr_cgroup_oom *w, uint64_t kills, bool oom)
+{
+  unsigned long long now = now_ms ();
+  bool same = w->last_ms != 0 && now - w->last_ms < EPISODE_MS;
+  uint64_t n = kills;
+  if (kills > 0 && same && w->uncounted)
+    n--; /* the kill of the OOM already reported */
+  if (kills > 0)
+    w->uncounted = false;
+  else if (oom && !same)
+    {
+      n = 1;
+      w->uncounted = true;
+    }
+  /* An episode lasts while notifications keep coming: the allocations of
+   * the other tasks go on failing until the victim has freed its memory. */
+  if (n > 0 || kills > 0 || oom)
+    w->last_ms = now;
+  return n;
+}
+
+/* The kernel notifies an OOM before it picks and counts the victim: give
+ * the kill that normally follows a moment to be counted, so that the OOM
+ * and its kill are one event rather than an OOM now and a kill at the next
+ * wake-up, which may be another OOM's. */
+#define KILL_SETTLE_MS 100
+
+static int
+wait_for_kill (struct sr_cgroup_oom *w, uint64_t *kills, uint64_t *ooms, bool *gone,
+               sr_error **err)
+{
+  for (unsigned waited = 0; *kills <= w->kills && waited < KILL_SETTLE_MS; waited += 10)
+    {
+      struct pollfd p = { .fd = w->fd, .events = POLLIN };
+      if (poll (&p, 1, 10) > 0)
+        drain (w);
+      if (read_counters (w, kills, ooms, gone, err) < 0)
+        return -1;
+      if (*gone)
+        return 0;
+    }
   return 0;
 }
 
@@ -153,24 +251,23 @@ int
 sr_cgroup_oom_count (sr_cgroup_oom *w, uint64_t *n, bool *gone, sr_error **err)
 {
   uint64_t kills = 0, ooms = 0;
-  uint64_t notified = drain (w);
+  drain (w);
   *n = 0;
   if (read_counters (w, &kills, &ooms, gone, err) < 0)
     return -1;
+  bool oom = !*gone && (w->v2 ? ooms > w->ooms : w->pending > 0);
+  if (oom && kills <= w->kills && wait_for_kill (w, &kills, &ooms, gone, err) < 0)
+    return -1;
   if (*gone)
-    return 0;
+    {
+      *n = episode_events (w, 0, oom || ooms_before_removal (w));
+      w->pending = 0;
+      return 0;
+    }
   uint64_t new_kills = kills > w->kills ? kills - w->kills : 0;
   w->kills = kills;
-  /* An OOM that killed nothing (v1 with the OOM killer disabled, v2 with
-   * nothing killable) is still an OOM event, as runc reports it. */
-  uint64_t new_ooms = 0;
-  if (w->v2)
-    {
-      new_ooms = ooms > w->ooms ? ooms - w->ooms : 0;
-      w->ooms = ooms;
-    }
-  else if (notified > 0 && new_kills == 0 && ooms > 0)
-    new_ooms = 1;
-  *n = new_kills > new_ooms ? new_kills : new_ooms;
+  w->ooms = ooms;
+  w->pending = 0;
+  *n = episode_events (w, new_kills, oom);
   return 0;
 }
