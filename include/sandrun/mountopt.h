@@ -26,16 +26,24 @@ struct sr_mount_opts
   char **data;               /* filesystem options in order ("size=64k") */
   bool copyup;               /* "tmpcopyup": fill the new filesystem with
                                 what the target directory held */
+  int idmap;                 /* "idmap" or "ridmap": SR_MOUNT_IDMAP[_REC] */
 };
 
+/* The idmap options: the mount is idmapped (idmap.h), its top mount only or
+ * every mount of the tree (ridmap). */
+#define SR_MOUNT_IDMAP 1
+#define SR_MOUNT_IDMAP_REC 2
+
 /* Parse an options vector (NULL is fine).  Unknown names are filesystem data;
- * "idmap" and "ridmap" are refused as unsupported. */
+ * crun's "idmap=uids=...;gids=..." form is refused (the mappings belong in
+ * uidMappings and gidMappings), so is a comma inside one option, and so are
+ * "idmap" and "ridmap" where the kernel lacks mount_setattr. */
 int sr_mount_opts_parse (char *const *options, struct sr_mount_opts *out,
                          sr_error **err);
 void sr_mount_opts_clear (struct sr_mount_opts *o);
 /* The i-th name of the option table, NULL past the end, and whether the
- * parser accepts it (for `sandrun features`; "idmap" says whether idmapped
- * mounts are). */
+ * parser accepts it on this kernel (for `sandrun features`; "idmap" says
+ * whether idmapped mounts are supported). */
 const char *sr_mount_opt_name (size_t i, bool *supported);
 #define _cleanup_mount_opts_ __attribute__ ((cleanup (sr_mount_opts_clear)))
 
@@ -92,6 +100,13 @@ int sr_mount_fs_at (const struct sr_mount_at *t, const char *type,
 int sr_mount_bind_at (const struct sr_mount_at *t, int srcdirfd,
                       const char *srcpath, const struct sr_mount_opts *o,
                       sr_error **err);
+
+/* Attach the detached mount `mntfd` (a bind made beforehand, e.g. an
+ * idmapped one; taken) on the target like sr_mount_bind_at: the flags of
+ * `o` on it first, then the propagation and recursive attributes.  Needs
+ * the new API.  Returns an O_PATH fd of the new mount's root, or -1. */
+int sr_mount_detached_at (const struct sr_mount_at *t, int mntfd_owned,
+                          const struct sr_mount_opts *o, sr_error **err);
 
 /* "remount": change the mount whose root is the target.  Filesystem data
  * (not with "bind") is a superblock remount with mount(2), otherwise the

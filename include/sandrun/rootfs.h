@@ -8,6 +8,7 @@
 
 #include "oci-spec/types.h"
 #include "sandrun/error.h"
+#include "sandrun/idmap.h"
 
 struct sr_rootfs_ctx
 {
@@ -16,6 +17,9 @@ struct sr_rootfs_ctx
   const char *bundle; /* absolute: relative bind-mount sources start here */
   bool no_pivot;      /* --no-pivot: MS_MOVE + chroot (ramfs roots) */
   bool userns;        /* in a new user namespace: devices are bind-mounted */
+  /* The idmapped mounts, made detached by the runtime (idmap.h): each fd is
+   * taken (and set to -1) when its mount is attached.  NULL: none. */
+  struct sr_mount_fds *mount_fds;
 };
 
 /* Before pivot_root: "/" made rslave (or rootfsPropagation; an unbindable
@@ -32,9 +36,11 @@ struct sr_rootfs_ctx
  * hierarchy the init belongs to: its own cgroup bound, or with a cgroup
  * namespace a fresh mount), sysfs and mqueue (in a user namespace that
  * cannot mount them: the host's /sys bound read-only, /dev/mqueue bound),
- * any other filesystem type with the options as its data.  Not supported: idmapped mounts (uidMappings, "idmap")
- * and linux.mountLabel (ignored).  The init must already be in the
- * container's cgroup. */
+ * any other filesystem type with the options as its data.  An idmapped bind
+ * (uidMappings, "idmap", "ridmap") is the detached mount of ctx->mount_fds,
+ * attached and given its flags like any other bind.  Not supported:
+ * linux.mountLabel (ignored).  The init must already be in the container's
+ * cgroup. */
 int sr_rootfs_prepare (const struct sr_rootfs_ctx *ctx, sr_error **err);
 
 /* Switch the root: pivot_root(".", ".") and detach the old root (made rslave
@@ -48,6 +54,10 @@ int sr_rootfs_pivot (const struct sr_rootfs_ctx *ctx, sr_error **err);
  * files; a read-only tmpfs over directories; missing paths skipped), a
  * read-only /dev made read-only, root.readonly, rootfsPropagation. */
 int sr_rootfs_finalize (const struct sr_rootfs_ctx *ctx, sr_error **err);
+
+/* The host path of a bind mount's source: absolute, or relative to
+ * `bundle`.  NULL (an error) when the mount has no source. */
+char *sr_bind_source (const oci_mount *m, const char *bundle, sr_error **err);
 
 /* ---- steps of the module, called by the three above (dev.c, paths.c) ---- */
 

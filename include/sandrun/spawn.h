@@ -13,6 +13,7 @@
 #include "oci-spec/types.h"
 #include "sandrun/cgroup.h"
 #include "sandrun/error.h"
+#include "sandrun/idmap.h"
 #include "sandrun/namespaces.h"
 #include "sandrun/seccomp.h"
 
@@ -48,6 +49,9 @@ struct sr_spawn_ctx
   bool want_state_data; /* the init runs createContainer/startContainer hooks */
   bool want_hooks;      /* the parent runs prestart/createRuntime hooks */
   bool want_notify_fd;  /* the seccomp profile uses SCMP_ACT_NOTIFY */
+  bool want_mount_fds;  /* idmapped mounts: made by the parent before the
+                           clone, attached by the init (idmap.h) */
+  struct sr_mount_fds mount_fds;
 
   /* outputs (parent) */
   pid_t clone_pid; /* the child cloned (the init, or the intermediate) */

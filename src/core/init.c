@@ -58,7 +58,7 @@ static void
 close_runtime_fds (const struct sr_spawn_ctx *ctx, int sync)
 {
   size_t n = 0;
-  int *keep = xcalloc (ctx->ns.join_len + 4, sizeof (int));
+  int *keep = xcalloc (ctx->ns.join_len + ctx->mount_fds.len + 4, sizeof (int));
 
   keep[n++] = sync;
   keep[n++] = ctx->fifo_fd;
@@ -66,6 +66,8 @@ close_runtime_fds (const struct sr_spawn_ctx *ctx, int sync)
   keep[n++] = sr_log_fd ();
   for (size_t i = 0; i < ctx->ns.join_len; i++)
     keep[n++] = ctx->ns.join_fds[i];
+  for (size_t i = 0; i < ctx->mount_fds.len; i++)
+    keep[n++] = ctx->mount_fds.fds[i];
   /* The lock goes even when an engine's fd numbering put it among the
    * preserved fds; the procfs handle is opened again on demand. */
   for (size_t i = 0; i < ARRAY_SIZE (ctx->runtime_fds); i++)
@@ -281,6 +283,7 @@ setup_filesystem (struct sr_spawn_ctx *ctx, int sync, const char *state_json,
     .bundle = ctx->bundle,
     .no_pivot = ctx->no_pivot,
     .userns = ((ctx->ns.new_flags | ctx->ns.join_flags) & CLONE_NEWUSER) != 0,
+    .mount_fds = &ctx->mount_fds,
   };
 
   if (sr_rootfs_prepare (&rctx, err) < 0 || ensure_cwd (ctx, err) < 0)

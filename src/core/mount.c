@@ -506,6 +506,18 @@ bind_legacy (const struct sr_mount_at *t, int srcdirfd, const char *srcpath,
 }
 
 int
+sr_mount_detached_at (const struct sr_mount_at *t, int mntfd_owned,
+                      const struct sr_mount_opts *o, sr_error **err)
+{
+  _cleanup_close_ int mntfd = mntfd_owned;
+
+  /* Flags first: the mount is never visible without them. */
+  if (bind_apply_flags (mntfd, o, err) < 0 || attach (mntfd, t->fd, err) < 0)
+    return -1;
+  return finish_mount (t, steal_fd (&mntfd), o, err);
+}
+
+int
 sr_mount_bind_at (const struct sr_mount_at *t, int srcdirfd,
                   const char *srcpath, const struct sr_mount_opts *o,
                   sr_error **err)
@@ -522,17 +534,11 @@ sr_mount_bind_at (const struct sr_mount_at *t, int srcdirfd,
       mntfd = (int) syscall (SYS_open_tree, srcdirfd, srcpath, flags);
       if (mntfd < 0)
         return sr_fail (err, errno, "open_tree");
-      /* Flags first: the mount is never visible without them. */
-      if (bind_apply_flags (mntfd, o, err) < 0
-          || attach (mntfd, t->fd, err) < 0)
-        return -1;
+      return sr_mount_detached_at (t, steal_fd (&mntfd), o, err);
     }
-  else
-    {
-      mntfd = bind_legacy (t, srcdirfd, srcpath, o->flags & MS_REC, err);
-      if (mntfd < 0 || bind_apply_flags (mntfd, o, err) < 0)
-        return -1;
-    }
+  mntfd = bind_legacy (t, srcdirfd, srcpath, o->flags & MS_REC, err);
+  if (mntfd < 0 || bind_apply_flags (mntfd, o, err) < 0)
+    return -1;
   return finish_mount (t, steal_fd (&mntfd), o, err);
 }
 

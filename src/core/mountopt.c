@@ -20,7 +20,7 @@ enum opt_kind
   OPT_REC_CLR,   /* MOUNT_ATTR_* cleared recursively */
   OPT_REC_ATIME, /* recursive atime mode (an enum in MOUNT_ATTR__ATIME) */
   OPT_COPYUP,
-  OPT_UNSUPPORTED,
+  OPT_IDMAP,     /* SR_MOUNT_IDMAP or SR_MOUNT_IDMAP_REC */
 };
 
 struct opt
@@ -95,17 +95,24 @@ static const struct opt opt_table[] = {
   { "rnorelatime", OPT_REC_ATIME, MOUNT_ATTR_RELATIME },
   { "rnostrictatime", OPT_REC_ATIME, MOUNT_ATTR_RELATIME },
   { "tmpcopyup", OPT_COPYUP, 0 },
-  /* idmapped mounts need a mount made outside the user namespace: not yet */
-  { "idmap", OPT_UNSUPPORTED, 0 },
-  { "ridmap", OPT_UNSUPPORTED, 0 },
+  { "idmap", OPT_IDMAP, SR_MOUNT_IDMAP },
+  { "ridmap", OPT_IDMAP, SR_MOUNT_IDMAP_REC },
 };
+
+/* Whether this kernel can do what the option asks: MOUNT_ATTR_IDMAP came
+ * with mount_setattr. */
+static bool
+opt_supported (const struct opt *d)
+{
+  return d->kind != OPT_IDMAP || sr_mount_api_available ();
+}
 
 const char *
 sr_mount_opt_name (size_t i, bool *supported)
 {
   if (i >= ARRAY_SIZE (opt_table))
     return NULL;
-  *supported = opt_table[i].kind != OPT_UNSUPPORTED;
+  *supported = opt_supported (&opt_table[i]);
   return opt_table[i].name;
 }
 
@@ -134,7 +141,6 @@ opt_apply (struct sr_mount_opts *o, const struct opt *d)
   switch (d->kind)
     {
     case OPT_NOOP:
-    case OPT_UNSUPPORTED:
       break;
     case OPT_SET:
       opt_set_flag (o, d->value);
@@ -161,6 +167,9 @@ opt_apply (struct sr_mount_opts *o, const struct opt *d)
     case OPT_COPYUP:
       o->copyup = true;
       break;
+    case OPT_IDMAP:
+      o->idmap = (int) d->value;
+      break;
     }
 }
 
@@ -185,14 +194,23 @@ sr_mount_opts_parse (char *const *options, struct sr_mount_opts *out,
               return sr_fail (err, EINVAL, "mount option \"%s\": a comma "
                               "inside one option", name);
             }
+          /* crun's own syntax: passed on as data, a bind would silently
+             lose the mapping. */
+          if (str_has_prefix (name, "idmap=") || str_has_prefix (name, "ridmap="))
+            {
+              sr_mount_opts_clear (out);
+              return sr_fail (err, EINVAL, "mount option \"%s\": mappings "
+                              "go in the mount's uidMappings and gidMappings",
+                              name);
+            }
           strv_append (&out->data, name);
           continue;
         }
-      if (d->kind == OPT_UNSUPPORTED)
+      if (!opt_supported (d))
         {
           sr_mount_opts_clear (out);
-          return sr_fail (err, ENOTSUP, "mount option \"%s\" is not supported",
-                          name);
+          return sr_fail (err, ENOTSUP, "mount option \"%s\": idmapped "
+                          "mounts need mount_setattr (Linux 5.12)", name);
         }
       opt_apply (out, d);
     }

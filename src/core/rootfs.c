@@ -215,6 +215,19 @@ mount_new_fs (const struct mount_env *env, const char *dest, const char *type,
   return mnt < 0 ? -1 : 0;
 }
 
+/* The target of a bind of `srcfd`: a directory or a file, as the source
+ * is (pinned by fd: the kind checked is the kind bound). */
+static int
+open_bind_target (const struct mount_env *env, const char *dest, int srcfd,
+                  const char *src, sr_error **err)
+{
+  struct stat st;
+
+  if (fstat (srcfd, &st) < 0)
+    return sr_fail (err, errno, "source \"%s\"", src);
+  return open_target (env, dest, S_ISDIR (st.st_mode), NULL, err);
+}
+
 /* Bind a host path (trusted: it comes from config.json) onto dest. */
 static int
 mount_host_path (const struct mount_env *env, const char *dest,
@@ -224,12 +237,10 @@ mount_host_path (const struct mount_env *env, const char *dest,
   _cleanup_close_ int srcfd = open (src, O_PATH | O_CLOEXEC);
   _cleanup_close_ int target = -1;
   _cleanup_close_ int mnt = -1;
-  struct stat st;
 
-  /* The source is pinned by fd: the kind checked is the kind bound. */
-  if (srcfd < 0 || fstat (srcfd, &st) < 0)
+  if (srcfd < 0)
     return sr_fail (err, errno, "source \"%s\"", src);
-  target = open_target (env, dest, S_ISDIR (st.st_mode), NULL, err);
+  target = open_bind_target (env, dest, srcfd, src, err);
   if (target < 0)
     return -1;
   struct sr_mount_at t = { env->rootfd, dest, target, env->rootpath };
@@ -237,19 +248,48 @@ mount_host_path (const struct mount_env *env, const char *dest,
   return mnt < 0 ? -1 : 0;
 }
 
+char *
+sr_bind_source (const oci_mount *m, const char *bundle, sr_error **err)
+{
+  if (m->source == NULL || *m->source == '\0')
+    return sr_fail (err, EINVAL, "bind mount without a source"), NULL;
+  if (m->source[0] == '/' || bundle == NULL)
+    return xstrdup (m->source);
+  return xasprintf ("%s/%s", bundle, m->source);
+}
+
 static int
 mount_bind (const struct mount_env *env, const oci_mount *m,
             const struct sr_mount_opts *o, sr_error **err)
 {
-  _cleanup_free_ char *src = NULL;
+  _cleanup_free_ char *src = sr_bind_source (m, env->ctx->bundle, err);
 
-  if (m->source == NULL || *m->source == '\0')
-    return sr_fail (err, EINVAL, "bind mount without a source");
-  if (m->source[0] == '/' || env->ctx->bundle == NULL)
-    src = xstrdup (m->source);
-  else
-    src = xasprintf ("%s/%s", env->ctx->bundle, m->source);
+  if (src == NULL)
+    return -1;
   return mount_host_path (env, m->destination, src, o, err);
+}
+
+/* An idmapped bind: the detached mount the runtime made (`mntfd`, taken),
+ * attached onto dest like any other bind. */
+static int
+mount_idmapped (const struct mount_env *env, const oci_mount *m, int mntfd,
+                const struct sr_mount_opts *o, sr_error **err)
+{
+  _cleanup_close_ int fd = mntfd;
+  _cleanup_close_ int target = -1;
+  _cleanup_close_ int mnt = -1;
+  const char *src = m->source ? m->source : "";
+
+  if (fd < 0)
+    return sr_fail (err, EINVAL, "the idmapped mount of \"%s\" was not "
+                    "prepared", src);
+  target = open_bind_target (env, m->destination, fd, src, err);
+  if (target < 0)
+    return -1;
+  struct sr_mount_at t = { env->rootfd, m->destination, target,
+                           env->rootpath };
+  mnt = sr_mount_detached_at (&t, steal_fd (&fd), o, err);
+  return mnt < 0 ? -1 : 0;
 }
 
 static int
@@ -545,19 +585,27 @@ mount_cgroup (const struct mount_env *env, const oci_mount *m,
   return mount_cgroup_v1 (env, m, o, err);
 }
 
+/* One entry of `mounts`; `mntfd` (taken) is its idmapped mount, if the
+ * runtime made one. */
 static int
-do_mount (const struct mount_env *env, const oci_mount *m, sr_error **err)
+do_mount (const struct mount_env *env, const oci_mount *m, int mntfd,
+          sr_error **err)
 {
   _cleanup_mount_opts_ struct sr_mount_opts o = { 0 };
+  _cleanup_close_ int idmapped = mntfd;
   const char *type = m->type;
 
   if (m->destination == NULL || *m->destination == '\0')
     return sr_fail (err, EINVAL, "mount without a destination");
-  if (m->uid_mappings_len || m->gid_mappings_len)
-    return sr_fail (err, ENOTSUP, "mount \"%s\": idmapped mounts are not "
-                    "supported", m->destination);
   if (sr_mount_opts_parse (m->options, &o, err) < 0)
     return sr_wrap (err, "mount \"%s\"", m->destination);
+  if (sr_idmap_mount_wanted (m, &o))
+    {
+      if (mount_idmapped (env, m, steal_fd (&idmapped), &o, err) < 0)
+        return sr_wrap (err, "mount \"%s\" (idmapped bind \"%s\")",
+                        m->destination, m->source ? m->source : "");
+      return 0;
+    }
 
   if (o.flags & MS_REMOUNT)
     {
@@ -635,8 +683,11 @@ sr_rootfs_prepare (const struct sr_rootfs_ctx *ctx, sr_error **err)
     return sr_fail (err, errno, "path of rootfs \"%s\"", rootfs);
 
   struct mount_env env = { ctx, rootfd, rootpath };
+  struct sr_mount_fds *fds = ctx->mount_fds;
   for (size_t i = 0; i < cfg->mounts_len; i++)
-    if (do_mount (&env, &cfg->mounts[i], err) < 0)
+    if (do_mount (&env, &cfg->mounts[i],
+                  fds && i < fds->len ? steal_fd (&fds->fds[i]) : -1, err)
+        < 0)
       return -1;
   if (sr_dev_needs_setup (cfg)
       && sr_dev_setup (ctx, rootfd, rootpath, err) < 0)

@@ -49,6 +49,7 @@ sr_spawn_plan_steps (struct sr_spawn_ctx *ctx)
   ctx->want_state_data = h != NULL && (hooks_present (&h->create_container)
                                        || hooks_present (&h->start_container));
   ctx->want_notify_fd = ctx->seccomp != NULL && l != NULL && seccomp_uses_notify (l->seccomp);
+  ctx->want_mount_fds = sr_idmap_wanted (ctx->cfg);
 }
 
 /* fork()-like clone3: the child continues on a copy of this stack. */
@@ -108,13 +109,21 @@ sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err)
    * its cgroup, so that the namespace root is the container's cgroup. */
   uint64_t flags = ctx->ns.two_step ? 0 : (uint64_t) (ctx->ns.new_flags & ~CLONE_NEWCGROUP);
 
+  if (ctx->want_mount_fds
+      && sr_idmap_mounts_open (ctx->cfg, ctx->bundle, &ctx->ns, &ctx->mount_fds, err) < 0)
+    return -1;
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-    return sr_fail (err, errno, "create sync socket");
+    {
+      sr_mount_fds_close (&ctx->mount_fds);
+      return sr_fail (err, errno, "create sync socket");
+    }
 
   ctx->ignored_signals = ignored_signals ();
   int cgroup_fd = ctx->cg != NULL ? sr_cgroup_clone_fd (ctx->cg) : -1;
   int pidfd = -1;
   pid_t pid = clone_child (flags, cgroup_fd, &pidfd);
+  if (pid != 0)
+    sr_mount_fds_close (&ctx->mount_fds); /* the init has its copies */
   if (pid < 0)
     {
       int saved = errno;

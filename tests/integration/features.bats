@@ -6,6 +6,7 @@
 # unsupported is refused.
 
 load helpers
+load idmap_helpers
 
 setup() {
 	setup_bundle
@@ -16,6 +17,7 @@ setup() {
 teardown() {
 	stop_listener
 	teardown_bundle
+	idmap_teardown
 }
 
 # feature JQ-FILTER: values of the features document, one per line.
@@ -87,6 +89,14 @@ run_true() {
 			mounts=$(jq --arg o "$opt" --arg s "$BATS_TEST_TMPDIR/src" \
 				'. + [{"destination": ("/mnt/" + $o), "type": "none", "source": $s, "options": [$o]}]' <<<"$mounts")
 			;;
+		idmap | ridmap)
+			# A bind with mappings, of a filesystem the kernel can idmap.
+			make_idmap_fs "$(idmap_fs_root)/$opt"
+			mounts=$(jq --arg o "$opt" --arg s "$(idmap_fs_root)/$opt" \
+				'. + [{"destination": ("/mnt/" + $o), "type": "none", "source": $s, "options": ["rbind", $o],
+					"uidMappings": [{"containerID": 0, "hostID": 1000, "size": 1}],
+					"gidMappings": [{"containerID": 0, "hostID": 1000, "size": 1}]}]' <<<"$mounts")
+			;;
 		remount)
 			mounts=$(jq '. + [{"destination": "/mnt/remount", "type": "tmpfs", "source": "tmpfs"},
 				{"destination": "/mnt/remount", "type": "tmpfs", "source": "tmpfs", "options": ["remount", "ro"]}]' <<<"$mounts")
@@ -112,6 +122,19 @@ run_true() {
 		assert_one_error_line "$opt"
 		assert_no_leftovers
 	done
+}
+
+@test "features: mountExtensions.idmap enabled means an idmapped bind mount works" {
+	[[ $(feature .linux.mountExtensions.idmap.enabled) == true ]] || skip "idmapped mounts not supported"
+	make_idmap_fs "$(idmap_fs_root)/src"
+	update_config --arg s "$(idmap_fs_root)/src" '.mounts += [{"destination": "/mnt", "type": "bind", "source": $s,
+		"options": ["rbind", "idmap"],
+		"uidMappings": [{"containerID": 0, "hostID": 1000, "size": 1}],
+		"gidMappings": [{"containerID": 0, "hostID": 2000, "size": 1}]}]'
+	set_args stat -c %u:%g /mnt
+	run runtime run -b "$BUNDLE" "$CID"
+	assert_success
+	assert_output_equals 1000:2000
 }
 
 @test "features: mountExtensions.idmap disabled means uidMappings are refused" {

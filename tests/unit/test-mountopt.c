@@ -1,7 +1,8 @@
 /* Mount option parsing: flags, clears, propagation, recursive attributes,
- * filesystem data, refusals. */
+ * filesystem data, idmap, refusals. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mount.h>
 
 #include "sandrun/mountopt.h"
@@ -186,10 +187,44 @@ test_copyup (void)
 }
 
 static void
+test_idmap (void)
+{
+  const char *i[] = { "rbind", "idmap", "ro", NULL };
+  const char *r[] = { "idmap", "ridmap", NULL };
+  int rc;
+  struct sr_mount_opts o = parse (i, &rc, NULL);
+  CHECK (rc == 0 && o.idmap == SR_MOUNT_IDMAP
+             && o.flags == (MS_BIND | MS_REC | MS_RDONLY) && o.data == NULL,
+         "idmap: neither a flag nor data");
+  sr_mount_opts_clear (&o);
+  o = parse (r, &rc, NULL);
+  CHECK (rc == 0 && o.idmap == SR_MOUNT_IDMAP_REC, "the last idmap wins");
+  sr_mount_opts_clear (&o);
+  o = parse (NULL, &rc, NULL);
+  CHECK (o.idmap == 0, "no idmap by default");
+  sr_mount_opts_clear (&o);
+
+  sr_error *err = NULL;
+  bool listed = true;
+  sr_mount_force_legacy (true);
+  o = parse (i, &rc, &err);
+  for (size_t k = 0; sr_mount_opt_name (k, &listed) != NULL; k++)
+    if (strcmp (sr_mount_opt_name (k, &listed), "idmap") == 0)
+      break;
+  CHECK (rc < 0 && err != NULL && !listed,
+         "without mount_setattr, idmap is refused and not listed");
+  if (err)
+    printf ("#   %s\n", err->msg);
+  sr_error_free (err);
+  sr_mount_force_legacy (false);
+}
+
+static void
 test_refused (void)
 {
-  const char *bad[][2] = { { "idmap", NULL },
-                           { "ridmap", NULL }, { "size=1,mode=7", NULL } };
+  const char *bad[][2] = { { "idmap=uids=0-1-10;gids=0-1-10", NULL },
+                           { "ridmap=uids=0-1-10", NULL },
+                           { "size=1,mode=7", NULL } };
   for (size_t i = 0; i < ARRAY_SIZE (bad); i++)
     {
       sr_error *err = NULL;
@@ -213,6 +248,7 @@ main (void)
   test_recursive ();
   test_data ();
   test_copyup ();
+  test_idmap ();
   test_refused ();
   return unit_finish ();
 }
