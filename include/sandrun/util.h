@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -85,5 +86,8 @@ int sr_write_file_at (int dirfd, const char *path, const void *buf, size_t len,
 /* Parse a base-10 integer with full validation (no trailing junk, range). */
 int sr_parse_long (const char *s, long *out);
 int sr_parse_u64 (const char *s, unsigned long long *out);
+
+/* Milliseconds of CLOCK_MONOTONIC: for timeouts and intervals. */
+int64_t sr_monotonic_ms (void);
 
 #endif

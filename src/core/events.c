@@ -303,14 +303,6 @@ emit_ooms (const struct watch *w, sr_error **err)
   return 0;
 }
 
-static unsigned long long
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (unsigned long long) ts.tv_sec * 1000 + (unsigned long long) ts.tv_nsec / 1000000;
-}
-
 static bool
 init_gone (const struct watch *w, const struct pollfd *pidpoll)
 {
@@ -325,7 +317,7 @@ init_gone (const struct watch *w, const struct pollfd *pidpoll)
 static int
 watch_loop (struct watch *w, unsigned long long interval_ms, sr_error **err)
 {
-  unsigned long long next = now_ms () + interval_ms;
+  int64_t next = sr_monotonic_ms () + (int64_t) interval_ms;
   for (;;)
     {
       struct pollfd fds[3] = {
@@ -333,7 +325,7 @@ watch_loop (struct watch *w, unsigned long long interval_ms, sr_error **err)
         { .fd = w->pidfd, .events = POLLIN },
         { .fd = w->oom ? sr_cgroup_oom_fd (w->oom) : -1, .events = POLLIN },
       };
-      unsigned long long now = now_ms ();
+      int64_t now = sr_monotonic_ms ();
       unsigned long long wait = next > now ? next - now : 0;
       if (w->pidfd < 0 && wait > ALIVE_CHECK_MS)
         wait = ALIVE_CHECK_MS;
@@ -352,7 +344,7 @@ watch_loop (struct watch *w, unsigned long long interval_ms, sr_error **err)
         return -1;
       if (init_gone (w, &fds[1]))
         return emit_ooms (w, err); /* a kill that raced with the exit */
-      if (now_ms () >= next)
+      if (sr_monotonic_ms () >= next)
         {
           sr_error *e = NULL;
           if (emit_stats (w, &e) < 0)
@@ -362,8 +354,8 @@ watch_loop (struct watch *w, unsigned long long interval_ms, sr_error **err)
               sr_error_free (e);
             }
           next += interval_ms;
-          if (next <= now_ms ())
-            next = now_ms () + interval_ms;
+          if (next <= sr_monotonic_ms ())
+            next = sr_monotonic_ms () + (int64_t) interval_ms;
         }
     }
 }

@@ -176,14 +176,6 @@ hook_run_cleanup (struct hook_run *r)
 }
 #define _cleanup_hook_run_ __attribute__ ((cleanup (hook_run_cleanup)))
 
-static int64_t
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Write what the pipe takes now.  A hook that exits or closes its stdin
  * without reading gives EPIPE (SIGPIPE is ignored meanwhile): not an error,
  * it just did not want the state. */
@@ -222,7 +214,7 @@ wait_for_events (struct hook_run *r, int64_t deadline)
     fds[n++] = (struct pollfd){ .fd = r->in_fd, .events = POLLOUT };
   if (deadline >= 0)
     {
-      int64_t left = deadline - now_ms ();
+      int64_t left = deadline - sr_monotonic_ms ();
       if (left < 0)
         left = 0;
       if (timeout < 0 || left < timeout)
@@ -238,7 +230,7 @@ wait_for_events (struct hook_run *r, int64_t deadline)
 static int
 wait_hook (struct hook_run *r, int timeout_s, int *status)
 {
-  int64_t deadline = timeout_s > 0 ? now_ms () + (int64_t) timeout_s * 1000
+  int64_t deadline = timeout_s > 0 ? sr_monotonic_ms () + (int64_t) timeout_s * 1000
                                    : -1;
   for (;;)
     {
@@ -255,7 +247,7 @@ wait_hook (struct hook_run *r, int timeout_s, int *status)
           r->pid = 0;
           return -1;
         }
-      if (deadline >= 0 && now_ms () >= deadline)
+      if (deadline >= 0 && sr_monotonic_ms () >= deadline)
         {
           hook_run_cleanup (r);
           return 1;

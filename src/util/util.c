@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sandrun/util.h"
@@ -325,4 +326,12 @@ sr_parse_u64 (const char *s, unsigned long long *out)
     return -1;
   *out = v;
   return 0;
+}
+
+int64_t
+sr_monotonic_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }

@@ -37,7 +37,7 @@ struct sr_cgroup_oom
   uint64_t kills;   /* oom_kill at the last look */
   uint64_t ooms;    /* v2's "oom" at the last look */
   uint64_t pending; /* notifications since the counters were last read */
-  unsigned long long last_ms; /* the last notification of the episode */
+  int64_t last_ms; /* the last notification of the episode */
   bool uncounted;   /* that event was an OOM without a counted kill */
 };
 
@@ -192,20 +192,12 @@ ooms_before_removal (struct sr_cgroup_oom *w)
   return w->pending > 1;
 }
 
-static unsigned long long
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (unsigned long long) ts.tv_sec * 1000 + (unsigned long long) ts.tv_nsec / 1000000;
-}
-
 /* The events to report for `kills` new kills and, when `oom`, an OOM seen
  * without them (see the top of the file). */
 static uint64_t
 episode_events (struct sr_cgroup_oom *w, uint64_t kills, bool oom)
 {
-  unsigned long long now = now_ms ();
+  int64_t now = sr_monotonic_ms ();
   bool same = w->last_ms != 0 && now - w->last_ms < EPISODE_MS;
   uint64_t n = kills;
   if (kills > 0 && same && w->uncounted)
