@@ -11,18 +11,6 @@
 load helpers
 load cgroups_helpers
 
-setup_file() {
-	cg_cache_init
-}
-
-setup() {
-	setup_bundle
-}
-
-teardown() {
-	teardown_bundle
-}
-
 MIB=1048576
 
 # --- memory ---------------------------------------------------------------------

@@ -7,10 +7,6 @@
 load helpers
 load cgroups_helpers
 
-setup_file() {
-	cg_cache_init
-}
-
 setup() {
 	setup_bundle
 	# /dev/mem needs CAP_SYS_RAWIO as well: with it, only the device

@@ -7,6 +7,20 @@
 # The same files run on a v1/hybrid host and inside tools/vm-run (pure v2);
 # a test that needs one layout skips clearly on the other.
 
+# The suites' hooks: the host's hierarchies parsed once per file, a fresh
+# bundle per test.  A file with more to do defines its own after `load`.
+setup_file() {
+	cg_cache_init
+}
+
+setup() {
+	setup_bundle
+}
+
+teardown() {
+	teardown_bundle
+}
+
 # The host's hierarchies, parsed once (bash only: every fork counts under
 # vm-run's emulation) and exported, so that setup_file can fill the cache
 # for all the tests of a file:

@@ -6,10 +6,6 @@
 load helpers
 load cgroups_helpers
 
-setup_file() {
-	cg_cache_init
-}
-
 setup() {
 	setup_bundle
 	LOOP=

@@ -5,18 +5,6 @@
 load helpers
 load cgroups_helpers
 
-setup_file() {
-	cg_cache_init
-}
-
-setup() {
-	setup_bundle
-}
-
-teardown() {
-	teardown_bundle
-}
-
 # A container with three processes: sh and two sleeps.
 start_three() {
 	set_cmd 'sleep 1000 & sleep 1001 & wait'

@@ -6,18 +6,6 @@
 load helpers
 load cgroups_helpers
 
-setup_file() {
-	cg_cache_init
-}
-
-setup() {
-	setup_bundle
-}
-
-teardown() {
-	teardown_bundle
-}
-
 # A container that counts into /dev/shm/n (the rootfs is read-only).
 start_counter() {
 	set_cmd 'i=0; while :; do i=$((i + 1)); echo $i >/dev/shm/n; sleep 0.05; done'

@@ -6,18 +6,6 @@
 load helpers
 load cgroups_helpers
 
-setup_file() {
-	cg_cache_init
-}
-
-setup() {
-	setup_bundle
-}
-
-teardown() {
-	teardown_bundle
-}
-
 # saved_resources: linux.resources as sandrun keeps them (its state dir);
 # empty for a runtime that keeps them elsewhere.
 saved_resources() {
