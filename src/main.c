@@ -115,12 +115,13 @@ parse_globals (int argc, char **argv, struct sr_globals *g, int *status)
 }
 
 int
-main (int argc, char **argv)
+main (int argc, char **argv, char **envp)
 {
   struct sr_globals g = { .root = SR_DEFAULT_ROOT, .log_format = "text" };
   _cleanup_error_ sr_error *err = NULL;
   int status = 1;
 
+  sr_environ_note (envp);
   int first = parse_globals (argc, argv, &g, &status);
   if (first < 0)
     return status;

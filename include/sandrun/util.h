@@ -87,6 +87,13 @@ int sr_write_file_at (int dirfd, const char *path, const void *buf, size_t len,
 int sr_parse_long (const char *s, long *out);
 int sr_parse_u64 (const char *s, unsigned long long *out);
 
+/* The environment block the kernel laid out for this process (what
+ * /proc/PID/environ reads, whatever setenv did since): noted by main from its
+ * envp, zeroed by a runtime process that enters a container, whose pid
+ * namespace could otherwise read the engine's environment there. */
+void sr_environ_note (char **envp);
+void sr_environ_wipe (void);
+
 /* Milliseconds of CLOCK_MONOTONIC: for timeouts and intervals. */
 int64_t sr_monotonic_ms (void);
 

@@ -190,6 +190,7 @@ exec_run (struct sr_exec_child *x, int sync, sr_error **err)
   _cleanup_strv_ char **env = NULL;
 
   prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
+  sr_environ_wipe ();
   sr_init_reset_signals (s->ignored_signals);
   close_host_fds (x, sync);
   if (sr_exec_cpu_affinity_initial (p->exec_cpu_affinity, err) < 0)

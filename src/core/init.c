@@ -399,6 +399,7 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
   /* Not dumpable: nothing in the container may ptrace us or open our fds
    * through /proc while host fds are still open (CVE-2016-9962). */
   prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
+  sr_environ_wipe ();
   sr_init_reset_signals (ctx->ignored_signals);
   close_runtime_fds (ctx, sync);
 

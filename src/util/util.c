@@ -335,3 +335,27 @@ sr_monotonic_ms (void)
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+static char *env_block;
+static size_t env_block_len;
+
+void
+sr_environ_note (char **envp)
+{
+  size_t n = 0;
+  while (envp[n] != NULL)
+    n++;
+  if (n == 0)
+    return;
+  /* The kernel writes the strings one after the other, in order. */
+  env_block = envp[0];
+  env_block_len = (size_t) (envp[n - 1] + strlen (envp[n - 1]) + 1 - envp[0]);
+}
+
+void
+sr_environ_wipe (void)
+{
+  if (env_block != NULL)
+    memset (env_block, 0, env_block_len);
+  clearenv ();
+}

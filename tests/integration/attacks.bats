@@ -586,6 +586,15 @@ suid_setup() {
 	assert_no_leftovers
 }
 
+@test "environment: the created init does not show the runtime's environment in /proc (a pod sibling with CAP_SYS_PTRACE could read it)" {
+	set_args sleep 1000
+	SANDRUN_TEST_SECRET=xyz-secret runtime create -b "$BUNDLE" "$CID" </dev/null >"$(ct_out "$CID")" 2>&1 ||
+		fail "create: $(cat "$(ct_out "$CID")")"
+	local env
+	env=$(tr '\0' '\n' <"/proc/$(state_field "$CID" pid)/environ")
+	[[ $env != *xyz-secret* ]] || fail "the init's /proc/PID/environ: $env"
+}
+
 @test "environment: create then start: the created init's environment does not carry over" {
 	# The init (the runtime's image until start) has the runtime's
 	# environment; the process it becomes must not.
