@@ -140,28 +140,19 @@ remove_tree (const char *path)
 static void
 test_rlimit_names (void)
 {
+  /* The name is the constant's own spelling: what the spec's type field is. */
+#define RL(r) { #r, r }
   static const struct
   {
     const char *name;
     int value;
   } all[] = {
-    { "RLIMIT_AS", RLIMIT_AS },
-    { "RLIMIT_CORE", RLIMIT_CORE },
-    { "RLIMIT_CPU", RLIMIT_CPU },
-    { "RLIMIT_DATA", RLIMIT_DATA },
-    { "RLIMIT_FSIZE", RLIMIT_FSIZE },
-    { "RLIMIT_LOCKS", RLIMIT_LOCKS },
-    { "RLIMIT_MEMLOCK", RLIMIT_MEMLOCK },
-    { "RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE },
-    { "RLIMIT_NICE", RLIMIT_NICE },
-    { "RLIMIT_NOFILE", RLIMIT_NOFILE },
-    { "RLIMIT_NPROC", RLIMIT_NPROC },
-    { "RLIMIT_RSS", RLIMIT_RSS },
-    { "RLIMIT_RTPRIO", RLIMIT_RTPRIO },
-    { "RLIMIT_RTTIME", RLIMIT_RTTIME },
-    { "RLIMIT_SIGPENDING", RLIMIT_SIGPENDING },
-    { "RLIMIT_STACK", RLIMIT_STACK },
+    RL (RLIMIT_AS),      RL (RLIMIT_CORE),   RL (RLIMIT_CPU),     RL (RLIMIT_DATA),
+    RL (RLIMIT_FSIZE),   RL (RLIMIT_LOCKS),  RL (RLIMIT_MEMLOCK), RL (RLIMIT_MSGQUEUE),
+    RL (RLIMIT_NICE),    RL (RLIMIT_NOFILE), RL (RLIMIT_NPROC),   RL (RLIMIT_RSS),
+    RL (RLIMIT_RTPRIO),  RL (RLIMIT_RTTIME), RL (RLIMIT_SIGPENDING), RL (RLIMIT_STACK),
   };
+#undef RL
   bool ok = true;
 
   for (size_t i = 0; i < ARRAY_SIZE (all); i++)
