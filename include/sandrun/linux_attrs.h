@@ -34,4 +34,10 @@ int sr_linux_attrs_process (const oci_config *cfg, sr_error **err);
  * process gets at execve. */
 int sr_linux_attrs_exec_labels (const oci_process *p, sr_error **err);
 
+/* Every CPU the cgroup allows, for the init and an exec'd process without
+ * execCPUAffinity: a runtime started pinned (taskset, systemd's
+ * CPUAffinity=, a pinned shim) must not pin the container (as runc 1.2).
+ * Best effort. */
+void sr_cpu_affinity_reset (void);
+
 #endif

@@ -4,8 +4,11 @@
  * For the init the lists are only checked, as runc does at create. */
 #include <errno.h>
 #include <sched.h>
+#include <string.h>
 
 #include "linux_attrs_internal.h"
+#include "sandrun/linux_attrs.h"
+#include "sandrun/log.h"
 #include "sandrun/util.h"
 
 #define CPU_POSSIBLE "/sys/devices/system/cpu/possible"
@@ -75,4 +78,15 @@ sr_exec_cpu_affinity_final (const oci_exec_cpu_affinity *a, sr_error **err)
   return a == NULL
              ? 0
              : set_affinity (a->final, "process.execCPUAffinity.final", err);
+}
+
+void
+sr_cpu_affinity_reset (void)
+{
+  cpu_set_t all;
+  memset (&all, 0xff, sizeof all);
+  /* The kernel keeps the CPUs of the cgroup's cpuset; failing, the process
+   * keeps the runtime's affinity, as before runc 1.2. */
+  if (sched_setaffinity (0, sizeof all, &all) < 0)
+    sr_debug ("reset the CPU affinity: %s", strerror (errno));
 }

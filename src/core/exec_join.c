@@ -16,6 +16,7 @@
 
 #include "exec_internal.h"
 #include "linux_attrs_internal.h"
+#include "sandrun/linux_attrs.h"
 #include "sandrun/lifecycle.h"
 #include "sandrun/log.h"
 #include "sandrun/procfs.h"
@@ -197,6 +198,9 @@ exec_run (struct sr_exec_child *x, int sync, sr_error **err)
     return -1;
   if (enter_container (x, sync, err) < 0)
     return -1;
+  if (p->exec_cpu_affinity == NULL || p->exec_cpu_affinity->initial == NULL
+      || p->exec_cpu_affinity->initial[0] == '\0')
+    sr_cpu_affinity_reset ();
   /* Not the runtime's session keyring: the container's, as runc's exec. */
   if (sr_init_join_session_keyring (s->id, err) < 0
       || sr_init_setup_process (s, sync, false, err) < 0)

@@ -158,6 +158,21 @@ stat_field() {
 	assert_output_equals "$want"
 }
 
+@test "CPU affinity: a runtime started pinned to one CPU does not pin the container or an exec'd process" {
+	(($(nproc --all) > 1)) || skip "one CPU"
+	local want
+	want=$(grep Cpus_allowed_list /proc/self/status)
+	set_args sh -c 'grep Cpus_allowed_list /proc/self/status; sleep 1000'
+	taskset -c 0 "$RUNTIME" --root "$ROOT" run -d -b "$BUNDLE" "$CID" </dev/null >"$(ct_out "$CID")" 2>&1 3>&- ||
+		fail "run -d: $(cat "$(ct_out "$CID")")"
+	wait_output "$CID" Cpus_allowed_list
+	[[ $(grep Cpus_allowed_list "$(ct_out "$CID")") == "$want" ]] ||
+		fail "init: $(cat "$(ct_out "$CID")"), want $want"
+	run taskset -c 0 "$RUNTIME" --root "$ROOT" exec "$CID" grep Cpus_allowed_list /proc/self/status 3>&-
+	assert_success
+	assert_output_equals "$want"
+}
+
 @test "execCPUAffinity: malformed lists and CPUs the host lacks are refused" {
 	local bad
 	for bad in "0-" "1-0" "a" "0,,1" " 0" "0," "-1" "+1" "0x1"; do
