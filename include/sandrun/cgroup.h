@@ -73,8 +73,9 @@ const char *sr_cgroup_path (const sr_cgroup *cg);
 int sr_cgroup_clone_fd (const sr_cgroup *cg);
 
 /* Move `pid` into the cgroup in every hierarchy (a no-op for the unified one
- * when the process was cloned into it). */
-int sr_cgroup_enter (const sr_cgroup *cg, pid_t pid, sr_error **err);
+ * when the process was cloned into it).  A cgroup of the systemd driver's
+ * create starts its unit with `pid` first (cgroup_systemd.h). */
+int sr_cgroup_enter (sr_cgroup *cg, pid_t pid, sr_error **err);
 
 /* Apply resources (create and `update`).  Device rules are rewritten only
  * when res->devices is not empty, and then without linux.devices. */

@@ -17,6 +17,7 @@
 
 #include "oci-spec/oci-spec.h"
 #include "sandrun/cgroup.h"
+#include "sandrun/cgroup_systemd.h"
 #include "sandrun/container.h"
 #include "sandrun/fdpass.h"
 #include "sandrun/foreground.h"
@@ -192,13 +193,17 @@ allocate (struct create_txn *t, sr_error **err)
   const oci_linux *l = t->cfg->linux_;
   struct sr_spawn_ctx *s = &t->spawn;
 
-  t->c.rec.cgroup_path = sr_cgroup_plan_path (t->id, l ? l->cgroups_path : NULL, err);
+  bool sd = t->g->systemd_cgroup;
+  const char *cg_path = l ? l->cgroups_path : NULL;
+  t->c.rec.cgroup_path = sd ? sr_cgroup_systemd_plan_path (t->id, cg_path, err)
+                            : sr_cgroup_plan_path (t->id, cg_path, err);
   if (t->c.rec.cgroup_path == NULL)
     return sr_wrap (err, "cgroup");
   if (sr_record_write (t->c.dirfd, &t->c.rec, err) < 0)
     return -1;
-  if (sr_cgroup_create_with_devices (t->id, l ? l->cgroups_path : NULL, l ? l->resources : NULL,
-                                     l ? l->devices : NULL, l ? l->devices_len : 0, &t->cg, err)
+  if ((sd ? sr_cgroup_systemd_create : sr_cgroup_create_with_devices) (
+          t->id, cg_path, l ? l->resources : NULL, l ? l->devices : NULL,
+          l ? l->devices_len : 0, &t->cg, err)
       < 0)
     return sr_wrap (err, "cgroup");
 
@@ -491,9 +496,6 @@ sr_container_create (const struct sr_globals *g, const char *id,
   sigemptyset (&set);
   if (sr_validate_id (id, err) < 0)
     return -1;
-  if (g->systemd_cgroup)
-    return sr_fail (err, ENOTSUP, "create \"%s\": the systemd cgroup driver is not available "
-                    "in this build (use the cgroupfs driver)", id);
   if (load_bundle (&t, err) < 0 || reserve (&t, err) < 0 || allocate (&t, err) < 0
       || prepare_spawn (&t, err) < 0)
     return sr_wrap (err, "%s \"%s\"", verb, id);

@@ -13,6 +13,7 @@
 
 #include "linux_attrs_internal.h"
 #include "oci-spec/oci-spec.h"
+#include "sandrun/cgroup_systemd.h"
 #include "sandrun/features.h"
 #include "sandrun/mountopt.h"
 #include "sandrun/namespaces.h"
@@ -194,8 +195,8 @@ gen_cgroup (yajl_gen g)
   yajl_gen_map_open (g);
   gen_bool_field (g, "v1", true);
   gen_bool_field (g, "v2", true);
-  gen_bool_field (g, "systemd", false);
-  gen_bool_field (g, "systemdUser", false);
+  gen_bool_field (g, "systemd", sr_cgroup_systemd_built ());
+  gen_bool_field (g, "systemdUser", false); /* root's system bus only */
   gen_bool_field (g, "rdma", true);
   yajl_gen_map_close (g);
 }

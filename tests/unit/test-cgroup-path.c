@@ -45,7 +45,7 @@ test_normalize (void)
       CHECK (str_has_prefix (got, "ERR "), "refuse cgroupsPath #%zu: %s", i, got);
     }
   _cleanup_free_ char *sd = norm ("web", "system.slice:docker:abc");
-  CHECK (strstr (sd, "systemd cgroup driver is not available") != NULL,
+  CHECK (strstr (sd, "needs --systemd-cgroup") != NULL,
          "systemd form says why: %s", sd);
   const char *bad_ids[] = { "", "a/b", "..", "." };
   for (size_t i = 0; i < ARRAY_SIZE (bad_ids); i++)

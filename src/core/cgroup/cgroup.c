@@ -52,6 +52,7 @@ sr_cgroup_free (sr_cgroup *cg)
     sr_cg_hier_clear (&cg->h[i]);
   free (cg->h);
   free (cg->record);
+  sr_cg_systemd_free (cg->sd);
   free (cg);
 }
 
@@ -62,8 +63,8 @@ sr_cgroup_freep (sr_cgroup **cg)
   *cg = NULL;
 }
 
-static sr_cgroup *
-cgroup_discover (sr_error **err)
+sr_cgroup *
+sr_cg_discover (sr_error **err)
 {
   sr_cgroup_layout layout;
   if (sr_cgroup_detect (&layout, err) < 0)
@@ -155,14 +156,15 @@ sr_cgroup_plan_path (const char *id, const char *cgroups_path, sr_error **err)
   _cleanup_free_ char *normalized = NULL;
   if (sr_cg_normalize (id, cgroups_path, &normalized, err) < 0)
     return NULL;
-  _cleanup_cgroup_ sr_cgroup *cg = cgroup_discover (err);
+  _cleanup_cgroup_ sr_cgroup *cg = sr_cg_discover (err);
   if (cg == NULL || resolve_paths (cg, normalized, err) < 0)
     return NULL;
   return steal_pointer (&cg->record);
 }
 
 static int
-create_dirs (sr_cgroup *cg, const char *normalized, sr_error **err)
+create_dirs (sr_cgroup *cg, const char *normalized, bool must_be_unused,
+             sr_error **err)
 {
   if (resolve_paths (cg, normalized, err) < 0)
     return -1;
@@ -170,7 +172,22 @@ create_dirs (sr_cgroup *cg, const char *normalized, sr_error **err)
     if (sr_cg_mkdir_path (&cg->h[i], prepare_fn (&cg->h[i]), err) < 0
         || leaf_controllers (&cg->h[i], err) < 0)
       return -1;
-  return check_unused (cg, err);
+  return must_be_unused ? check_unused (cg, err) : 0;
+}
+
+int
+sr_cg_realize (sr_cgroup *cg, const char *normalized, bool must_be_unused,
+               const oci_resources *res, const oci_device *devices,
+               size_t devices_len, sr_error **err)
+{
+  if (create_dirs (cg, normalized, must_be_unused, err) < 0
+      || sr_cg_apply_resources (cg, res, err) < 0
+      || sr_cg_apply_devices (cg, res, devices, devices_len, err) < 0)
+    {
+      undo_create (cg);
+      return -1;
+    }
+  return 0;
 }
 
 int
@@ -182,17 +199,12 @@ sr_cgroup_create_with_devices (const char *id, const char *cgroups_path,
   _cleanup_free_ char *normalized = NULL;
   if (sr_cg_normalize (id, cgroups_path, &normalized, err) < 0)
     return -1;
-  _cleanup_cgroup_ sr_cgroup *cg = cgroup_discover (err);
+  _cleanup_cgroup_ sr_cgroup *cg = sr_cg_discover (err);
   if (cg == NULL)
     return -1;
   cg->from_create = true;
-  if (create_dirs (cg, normalized, err) < 0
-      || sr_cg_apply_resources (cg, res, err) < 0
-      || sr_cg_apply_devices (cg, res, devices, devices_len, err) < 0)
-    {
-      undo_create (cg);
-      return -1;
-    }
+  if (sr_cg_realize (cg, normalized, true, res, devices, devices_len, err) < 0)
+    return -1;
   sr_debug ("cgroup: created \"%s\"", cg->record);
   *out = steal_pointer (&cg);
   return 0;
@@ -209,7 +221,7 @@ sr_cgroup_create (const char *id, const char *cgroups_path,
 int
 sr_cgroup_open (const char *recorded_path, sr_cgroup **out, sr_error **err)
 {
-  _cleanup_cgroup_ sr_cgroup *cg = cgroup_discover (err);
+  _cleanup_cgroup_ sr_cgroup *cg = sr_cg_discover (err);
   if (cg == NULL)
     return -1;
   cg->record = xstrdup (recorded_path ? recorded_path : "");
@@ -220,6 +232,8 @@ sr_cgroup_open (const char *recorded_path, sr_cgroup **out, sr_error **err)
           || sr_cg_open_path (h, err) < 0 || leaf_controllers (h, err) < 0)
         return -1;
     }
+  if (sr_cg_systemd_attach (cg, err) < 0)
+    return -1;
   *out = steal_pointer (&cg);
   return 0;
 }
@@ -246,8 +260,10 @@ require_dir (const struct sr_cg_hier *h, sr_error **err)
 }
 
 int
-sr_cgroup_enter (const sr_cgroup *cg, pid_t pid, sr_error **err)
+sr_cgroup_enter (sr_cgroup *cg, pid_t pid, sr_error **err)
 {
+  if (sr_cg_systemd_enter (cg, pid, err) < 0)
+    return -1;
   for (size_t i = 0; i < cg->n; i++)
     {
       const struct sr_cg_hier *h = &cg->h[i];
@@ -265,7 +281,8 @@ int
 sr_cgroup_apply (const sr_cgroup *cg, const oci_resources *res,
                  sr_error **err)
 {
-  if (sr_cg_apply_resources (cg, res, err) < 0)
+  if (sr_cg_systemd_apply (cg, res, err) < 0
+      || sr_cg_apply_resources (cg, res, err) < 0)
     return -1;
   if (res != NULL && res->devices_len > 0)
     return sr_cg_apply_devices (cg, res, NULL, 0, err);
@@ -384,6 +401,7 @@ int
 sr_cgroup_destroy (const sr_cgroup *cg, sr_error **err)
 {
   int ret = 0;
+  sr_cg_systemd_stop (cg);
   for (size_t i = 0; i < cg->n; i++)
     if (sr_cg_remove_path (&cg->h[i], cg->from_create, err) < 0)
       ret = -1; /* keep going: leave as little as possible behind */

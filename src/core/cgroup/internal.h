@@ -64,9 +64,35 @@ struct sr_cgroup
   size_t n;
   char *record;     /* what sr_cgroup_path() returns */
   bool from_create; /* made by sr_cgroup_create in this process */
+  struct sr_cg_systemd *sd; /* the systemd driver's unit, NULL for cgroupfs */
 };
 
 void sr_cg_hier_clear (struct sr_cg_hier *h);
+
+/* ---- cgroup.c: shared with the systemd driver -------------------------- */
+
+/* A cgroup of the host's layout and hierarchies, with no path yet. */
+sr_cgroup *sr_cg_discover (sr_error **err);
+/* Create `normalized` in every hierarchy (failing when it already has
+ * processes and `must_be_unused`), then apply the resources and device
+ * rules; on failure, remove the directories it made. */
+int sr_cg_realize (sr_cgroup *cg, const char *normalized, bool must_be_unused,
+                   const oci_resources *res, const oci_device *devices,
+                   size_t devices_len, sr_error **err);
+
+/* ---- systemd.c: the systemd driver's part of the calls of cgroup.h ----- */
+
+/* sr_cgroup_open: the unit named by the record's mark, if any. */
+int sr_cg_systemd_attach (sr_cgroup *cg, sr_error **err);
+/* sr_cgroup_enter: start a unit that sr_cgroup_systemd_create prepared,
+ * with `pid` in it, and make the cgroupfs side (a no-op otherwise). */
+int sr_cg_systemd_enter (sr_cgroup *cg, pid_t pid, sr_error **err);
+/* sr_cgroup_apply: the resources as unit properties too. */
+int sr_cg_systemd_apply (const sr_cgroup *cg, const oci_resources *res,
+                         sr_error **err);
+/* sr_cgroup_destroy: stop the unit (best effort: warns). */
+void sr_cg_systemd_stop (const sr_cgroup *cg);
+void sr_cg_systemd_free (struct sr_cg_systemd *sd);
 
 /* ---- path.c: pure path handling ---------------------------------------- */
 

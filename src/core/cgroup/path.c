@@ -50,8 +50,8 @@ sr_cg_normalize (const char *id, const char *cgroups_path, char **out,
                     cgroups_path);
   if (is_systemd_form (cgroups_path))
     return sr_fail (err, EINVAL,
-                    "cgroupsPath \"%s\": systemd cgroup driver is not "
-                    "available",
+                    "cgroupsPath \"%s\": the systemd form "
+                    "\"slice:prefix:name\" needs --systemd-cgroup",
                     cgroups_path);
 
   bool absolute = cgroups_path[0] == '/';
@@ -157,6 +157,11 @@ sr_cg_record_lookup (const char *record, const char *key, char **path,
     {
       p++;
       size_t len = strcspn (p, ";");
+      if (*p == '@')
+        {
+          p += len; /* a mark of the driver (cgroup_systemd.h), no path */
+          continue;
+        }
       const char *colon = memchr (p, ':', len);
       if (colon == NULL || colon[1] != '/')
         return sr_fail (err, EINVAL, "invalid recorded cgroup path \"%s\"",
