@@ -64,6 +64,11 @@ sr_seccomp_prepare (const oci_seccomp *profile, const char *cache_dir,
   if (sr_seccomp_parse_flags (profile->flags, &prog->flags, err) < 0)
     return -1;
   prog->notify = profile_uses_notify (profile);
+  /* The kernel takes this flag only with a listener: say so at create
+   * rather than with a bare EINVAL from the init. */
+  if ((prog->flags & SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV) && !prog->notify)
+    return sr_fail (err, 0, "seccomp: the flag SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs "
+                    "an SCMP_ACT_NOTIFY rule");
 
   if (cache_dir != NULL)
     {

@@ -21,10 +21,6 @@
 #include "sandrun/util.h"
 #include "seccomp_internal.h"
 
-#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
-#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
-#endif
-
 #define SYSCALL_MAX_ARGS 6
 
 static void

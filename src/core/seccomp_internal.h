@@ -4,6 +4,10 @@
 #ifndef SANDRUN_SECCOMP_INTERNAL_H
 #define SANDRUN_SECCOMP_INTERNAL_H
 
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+
 #include <linux/filter.h>
 #include <stdbool.h>
 #include <stddef.h>

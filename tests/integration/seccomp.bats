@@ -508,6 +508,15 @@ hangup"
 	assert_output_equals "110: ok 777"
 }
 
+@test "seccomp: WAIT_KILLABLE_RECV without an SCMP_ACT_NOTIFY rule: one line, nothing left" {
+	update_config '.linux.seccomp = {"defaultAction": "SCMP_ACT_ALLOW", "flags": ["SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV"]}'
+	run --separate-stderr runtime run -b "$BUNDLE" "$CID"
+	assert_failure
+	[[ $stderr == *"\"$CID\""*WAIT_KILLABLE_RECV*SCMP_ACT_NOTIFY* && $stderr != *$'\n'* ]] ||
+		fail "not one line naming the container, the flag and the cause: $stderr"
+	assert_no_leftovers
+}
+
 @test "seccomp: SCMP_ACT_NOTIFY in exec: the exec'd process gets its own listener fd" {
 	start_listener 777
 	notify_profile

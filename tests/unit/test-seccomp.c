@@ -438,10 +438,13 @@ test_errors (void)
                         "\"SCMP_ARCH_AARCH64\",\"SCMP_ARCH_ARM\"],"
                         "\"flags\":[\"SECCOMP_FILTER_FLAG_TSYNC\","
                         "\"SECCOMP_FILTER_FLAG_LOG\","
-                        "\"SECCOMP_FILTER_FLAG_SPEC_ALLOW\","
-                        "\"SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV\"]}")
+                        "\"SECCOMP_FILTER_FLAG_SPEC_ALLOW\"]}")
              == NULL,
-         "all architectures and flags accepted");
+         "all architectures and the flags that need no listener accepted");
+  check_error ("{\"defaultAction\":\"SCMP_ACT_ALLOW\","
+               "\"flags\":[\"SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV\"]}",
+               "seccomp: the flag SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV needs an "
+               "SCMP_ACT_NOTIFY rule");
 }
 
 /* ---- flags ---- */
