@@ -29,8 +29,11 @@ make_idmap_fs() {
 	mount -t tmpfs -o size=4m,mode=0755 tmpfs "$dir" || fail "mount a tmpfs on $dir"
 	idmap_probe "$dir" 2>/dev/null && return 0
 	umount "$dir"
-	truncate -s 16M "$dir.img" && mkfs.ext4 -q "$dir.img" && mount -o loop "$dir.img" "$dir" ||
-		skip "cannot make an ext4 filesystem for idmapped mounts"
+	truncate -s 16M "$dir.img" && mkfs.ext4 -q "$dir.img" || skip "cannot make an ext4 image"
+	# mount(8) does not load the loop driver when it is a module.
+	mount -o loop "$dir.img" "$dir" 2>/dev/null ||
+		{ modprobe loop && mount -o loop "$dir.img" "$dir"; } ||
+		skip "cannot mount an ext4 image for idmapped mounts"
 	rm -rf "$dir/lost+found"
 	idmap_probe "$dir" || skip "the kernel idmaps neither tmpfs nor ext4"
 }
