@@ -60,6 +60,15 @@ requires_systemd_driver() {
 		skip "$RUNTIME_NAME is built without the systemd cgroup driver"
 }
 
+# wait_file TEST PATH: poll (5 s at most) until `test TEST PATH` holds.
+wait_file() {
+	local tries=100
+	until test "$1" "$2"; do
+		((tries-- > 0)) || return 1
+		sleep 0.05
+	done
+}
+
 # start_bus: a private dbus-daemon on $BUS_DIR/sock, as the system bus.
 start_bus() {
 	command -v dbus-daemon >/dev/null || skip "no dbus-daemon (Debian package dbus)"
@@ -81,11 +90,7 @@ start_bus() {
 	dbus-daemon --config-file="$BUS_DIR/bus.conf" --nofork --nopidfile \
 		</dev/null >"$BUS_DIR/daemon.log" 2>&1 3>&- &
 	BUS_PID=$!
-	local tries=100
-	while [[ ! -S $BUS_DIR/sock ]] && ((tries-- > 0)); do
-		sleep 0.05
-	done
-	[[ -S $BUS_DIR/sock ]] || fail "dbus-daemon did not start: $(cat "$BUS_DIR/daemon.log")"
+	wait_file -S "$BUS_DIR/sock" || fail "dbus-daemon did not start: $(cat "$BUS_DIR/daemon.log")"
 	export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$BUS_DIR/sock
 }
 
@@ -102,11 +107,7 @@ start_fake_systemd() {
 	RECORD=$BUS_DIR/record
 	"$FAKE_SYSTEMD" "$RECORD" "$root" "$BUS_DIR/ready" </dev/null >"$BUS_DIR/fake.log" 2>&1 3>&- &
 	FAKE_PID=$!
-	local tries=100
-	while [[ ! -e $BUS_DIR/ready ]] && ((tries-- > 0)); do
-		sleep 0.05
-	done
-	[[ -e $BUS_DIR/ready ]] || fail "fake-systemd did not start: $(cat "$BUS_DIR/fake.log")"
+	wait_file -e "$BUS_DIR/ready" || fail "fake-systemd did not start: $(cat "$BUS_DIR/fake.log")"
 }
 
 # sd_runtime ARG...: `runtime --systemd-cgroup ARG...`.

@@ -203,18 +203,27 @@ test_unit_props (void)
          "a slice: no Slice, Delegate or PIDs");
 }
 
-/* The resource properties of a linux.resources document. */
+/* The properties of a linux.resources document: its device rules (with
+ * `devs`) or its resources. */
 static char *
-resources (const char *json, bool v2, int version)
+props_of (const char *json, bool device_rules, const oci_device *devs, size_t ndevs, bool v2,
+          int version)
 {
   sr_error *err = NULL;
   oci_resources *res = oci_resources_parse_data (json, strlen (json), &err);
   if (res == NULL)
     return error_text (err);
   _cleanup_sd_props_ struct sr_sd_props p = { NULL, 0 };
-  int r = sr_sd_resource_props (res, v2, version, &p, &err);
+  int r = device_rules ? sr_sd_device_props (res, devs, ndevs, &p, &err)
+                       : sr_sd_resource_props (res, v2, version, &p, &err);
   oci_resources_free (res);
   return r < 0 ? error_text (err) : props_text (&p);
+}
+
+static char *
+resources (const char *json, bool v2, int version)
+{
+  return props_of (json, false, NULL, 0, v2, version);
 }
 
 static void
@@ -323,14 +332,7 @@ test_unified (void)
 static char *
 devices (const char *json, const oci_device *devs, size_t ndevs)
 {
-  sr_error *err = NULL;
-  oci_resources *res = oci_resources_parse_data (json, strlen (json), &err);
-  if (res == NULL)
-    return error_text (err);
-  _cleanup_sd_props_ struct sr_sd_props p = { NULL, 0 };
-  int r = sr_sd_device_props (res, devs, ndevs, &p, &err);
-  oci_resources_free (res);
-  return r < 0 ? error_text (err) : props_text (&p);
+  return props_of (json, true, devs, ndevs, true, 252);
 }
 
 #define DEFAULT_ALLOW                                                         \
