@@ -55,6 +55,13 @@ int sr_rootfs_pivot (const struct sr_rootfs_ctx *ctx, sr_error **err);
  * read-only /dev made read-only, root.readonly, rootfsPropagation. */
 int sr_rootfs_finalize (const struct sr_rootfs_ctx *ctx, sr_error **err);
 
+/* The propagation "/" gets before the mounts are made (MS_* flags):
+ * rootfsPropagation, rslave when unset or unbindable (an unbindable one
+ * waits for finalize).  A bind of a host mount is a slave of it then (or
+ * what rootfsPropagation says), and so is an idmapped one (idmap.c). */
+int sr_rootfs_mount_propagation (const oci_config *cfg, unsigned long *prop,
+                                 sr_error **err);
+
 /* The host path of a bind mount's source: absolute, or relative to
  * `bundle`.  NULL (an error) when the mount has no source. */
 char *sr_bind_source (const oci_mount *m, const char *bundle, sr_error **err);

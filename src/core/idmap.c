@@ -102,6 +102,7 @@ same_set (const struct idmap_set *a, const struct idmap_set *b)
 static int
 open_helper_userns (pid_t pid, const struct idmap_set *s, sr_error **err)
 {
+  /* Read, not written, by sr_ns_write_id_maps. */
   oci_linux maps = { .uid_mappings = (oci_id_mapping *) s->uid,
                      .uid_mappings_len = s->uid_len,
                      .gid_mappings = (oci_id_mapping *) s->gid,
@@ -223,10 +224,13 @@ mount_userns (const oci_config *cfg, const struct sr_ns_plan *ns,
 /* ---- the mounts ---------------------------------------------------------- */
 
 /* A detached clone of `src` (the whole tree with rbind), idmapped through
- * `userns` (every mount of it with ridmap). */
+ * `userns` (every mount of it with ridmap).  A clone of a shared mount is
+ * its peer: every mount of the tree first gets `prop`, the propagation of
+ * the container's other binds (a slave of the host's mount by default), or
+ * mounts made under it in the container would appear on the host. */
 static int
-idmapped_tree (const char *src, const struct sr_mount_opts *o, int userns,
-               sr_error **err)
+idmapped_tree (const char *src, const struct sr_mount_opts *o,
+               unsigned long prop, int userns, sr_error **err)
 {
   unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC;
   struct mount_attr a = { .attr_set = MOUNT_ATTR_IDMAP,
@@ -238,6 +242,8 @@ idmapped_tree (const char *src, const struct sr_mount_opts *o, int userns,
   fd = (int) syscall (SYS_open_tree, AT_FDCWD, src, flags);
   if (fd < 0)
     return sr_fail (err, errno, "source \"%s\"", src);
+  if (sr_mount_setattr_fd (fd, 0, 0, true, prop | MS_REC, err) < 0)
+    return sr_wrap (err, "source \"%s\"", src);
   if (syscall (SYS_mount_setattr, fd, "", AT_EMPTY_PATH
                | (o->idmap == SR_MOUNT_IDMAP_REC ? AT_RECURSIVE : 0),
                &a, sizeof a) < 0)
@@ -250,7 +256,7 @@ idmapped_tree (const char *src, const struct sr_mount_opts *o, int userns,
 static int
 open_one (const oci_config *cfg, const char *bundle,
           const struct sr_ns_plan *ns, const oci_mount *m,
-          struct userns_cache *c, int *fd, sr_error **err)
+          struct userns_cache *c, unsigned long prop, int *fd, sr_error **err)
 {
   _cleanup_mount_opts_ struct sr_mount_opts o = { 0 };
   _cleanup_free_ char *src = NULL;
@@ -272,7 +278,7 @@ open_one (const oci_config *cfg, const char *bundle,
   userns = mount_userns (cfg, ns, m, c, err);
   if (userns < 0)
     return -1;
-  *fd = idmapped_tree (src, &o, userns, err);
+  *fd = idmapped_tree (src, &o, prop, userns, err);
   return *fd < 0 ? -1 : 0;
 }
 
@@ -282,7 +288,10 @@ sr_idmap_mounts_open (const oci_config *cfg, const char *bundle,
                       sr_error **err)
 {
   __attribute__ ((cleanup (userns_cache_clear))) struct userns_cache c = { 0 };
+  unsigned long prop;
 
+  if (sr_rootfs_mount_propagation (cfg, &prop, err) < 0)
+    return -1;
   out->len = cfg->mounts_len;
   out->fds = xcalloc (out->len, sizeof (int));
   for (size_t i = 0; i < out->len; i++)
@@ -290,7 +299,7 @@ sr_idmap_mounts_open (const oci_config *cfg, const char *bundle,
   for (size_t i = 0; i < out->len; i++)
     {
       const oci_mount *m = &cfg->mounts[i];
-      if (open_one (cfg, bundle, ns, m, &c, &out->fds[i], err) < 0)
+      if (open_one (cfg, bundle, ns, m, &c, prop, &out->fds[i], err) < 0)
         {
           sr_mount_fds_close (out);
           return sr_wrap (err, "mount \"%s\"",

@@ -115,17 +115,26 @@ rootfs_parent_private (const char *rootfs, sr_error **err)
  * reaches the host, then rootfsPropagation is applied again after the pivot
  * (as runc does); then the rootfs is bound onto itself: pivot_root needs
  * a mount point. */
+int
+sr_rootfs_mount_propagation (const oci_config *cfg, unsigned long *prop,
+                             sr_error **err)
+{
+  if (root_propagation (cfg, prop, err) < 0)
+    return -1;
+  /* Unbindable host mounts could not be bound into the rootfs: that one
+   * waits for finalize. */
+  if (*prop == 0 || (*prop & MS_UNBINDABLE))
+    *prop = MS_SLAVE | MS_REC;
+  return 0;
+}
+
 static int
 prepare_root_mount (const char *rootfs, const oci_config *cfg, sr_error **err)
 {
   unsigned long prop;
 
-  if (root_propagation (cfg, &prop, err) < 0)
+  if (sr_rootfs_mount_propagation (cfg, &prop, err) < 0)
     return -1;
-  /* Unbindable host mounts could not be bound into the rootfs: that one
-   * waits for finalize. */
-  if (prop == 0 || (prop & MS_UNBINDABLE))
-    prop = MS_SLAVE | MS_REC;
   if (mount (NULL, "/", NULL, prop, NULL) < 0)
     return sr_fail (err, errno, "set the propagation of \"/\"");
   if (prop != (MS_SLAVE | MS_REC) && prop != (MS_PRIVATE | MS_REC)

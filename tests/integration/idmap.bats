@@ -161,6 +161,17 @@ refused() {
 	[[ $line == *" shared:"* ]] || fail "propagation: $line"
 }
 
+@test "idmap of a shared host mount: a slave of it, as other binds; the container's mounts under it stay in the container" {
+	mount --make-shared "$SRC"
+	mkdir "$SRC/sub"
+	update_config '.process.capabilities |= map_values(. + ["CAP_SYS_ADMIN"])'
+	bind /data '["rbind"]'
+	run_in_container 'mount -t tmpfs tmpfs /data/sub && grep " /data " /proc/self/mountinfo'
+	assert_success
+	[[ $output == *idmapped*" master:"* && $output != *" shared:"* ]] || fail "propagation: $output"
+	[[ -z $(awk -v d="$SRC/sub" '$5 == d' /proc/self/mountinfo) ]] || fail "the container's mount reached the host"
+}
+
 @test "idmap: a relative source starts at the bundle; the destination is created" {
 	bind /new/dir '["bind"]' "{\"uidMappings\": $MAP, \"gidMappings\": $MAP}" ../idfs/src
 	run_in_container 'stat -c %u:%g /new/dir/file'
