@@ -118,6 +118,9 @@ test_unit_parse (void)
     { "system.slice:p:a b", "invalid systemd unit name" },
     { "system.slice:p:-.slice", "the root slice" },
     { "system.slice:p:bad-.slice", "invalid slice name \"bad-.slice\"" },
+    { "a;b.slice:p:n", "invalid slice name \"a;b.slice\"" },
+    { "a b.slice:p:n", "invalid slice name" },
+    { "a@b.slice:p:n", "invalid slice name" },
   };
   for (size_t i = 0; i < ARRAY_SIZE (bad); i++)
     {

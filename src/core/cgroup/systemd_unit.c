@@ -114,6 +114,9 @@ unit_from_fields (char *const f[3], const char *cgroups_path,
     return -1;
 
   _cleanup_free_ char *parent = NULL;
+  if (strlen (slice) > UNIT_NAME_MAX || !valid_unit_chars (slice))
+    return sr_fail (err, EINVAL, "cgroupsPath \"%s\": invalid slice name "
+                    "\"%s\"", cgroups_path, slice);
   if (sr_sd_expand_slice (slice, &parent, err) < 0)
     return sr_wrap (err, "cgroupsPath \"%s\"", cgroups_path);
   if (!u->is_slice)
