@@ -272,6 +272,16 @@ wait_gone (pid_t pid, unsigned long long start_time, int timeout_ms)
     }
 }
 
+/* Once our init is gone, processes in the cgroup of a create that never
+ * finished are not ours (it found the cgroup in use and failed). */
+static bool
+cgroup_in_use (const sr_cgroup *cg)
+{
+  _cleanup_free_ pid_t *pids = NULL;
+  size_t n = 0;
+  return sr_cgroup_pids (cg, &pids, &n, NULL) == 0 && n > 0;
+}
+
 /* Everything the container holds: its processes, its cgroup, its state.
  * Used by delete, by a failed create and by `run` at the end. */
 int
@@ -292,6 +302,12 @@ sr_container_destroy (sr_container *c, const oci_config *cfg, sr_error **err)
     {
       signal_init (&c->rec, SIGKILL, NULL);
       wait_gone (c->rec.pid, c->rec.start_time, 5000);
+    }
+  if (cg != NULL && !c->rec.created_done && cgroup_in_use (cg))
+    {
+      sr_debug ("delete \"%s\": cgroup %s has processes of someone else: left alone",
+                c->rec.id, c->rec.cgroup_path);
+      sr_cgroup_free (steal_pointer (&cg));
     }
   if (cg != NULL && sr_cgroup_destroy (cg, err) < 0)
     return -1;

@@ -73,6 +73,14 @@ create_txn_release (struct create_txn *t)
         }
       /* The record may lack the pid: it is gone already. */
       t->c.rec.pid = 0;
+      /* No cgroup of ours (the create failed before or while making it,
+       * which undid what it made): the recorded path may name another
+       * container's cgroup, never to be touched. */
+      if (t->cg == NULL)
+        {
+          free (t->c.rec.cgroup_path);
+          t->c.rec.cgroup_path = NULL;
+        }
       _cleanup_error_ sr_error *cleanup_err = NULL;
       if (sr_container_destroy (&t->c, NULL, &cleanup_err) < 0)
         sr_warn ("create \"%s\": cleanup: %s", t->id, cleanup_err->msg);

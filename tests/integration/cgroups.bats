@@ -393,6 +393,26 @@ shares_to_weight() {
 	[[ ! -d $d ]] || fail "$d left behind"
 }
 
+@test "cgroupsPath in use by a running container: create fails at once, leaves nothing, the other cgroup untouched" {
+	# The dir is named $CID, so that teardown finds it whatever happens.
+	update_config --arg p "/$CID" '.linux.cgroupsPath = $p'
+	create_running
+	local d before
+	d=$(cg_dir "$(ct_pid)" pids)
+	before=$(cat "$d/cgroup.procs")
+	local t0=$SECONDS
+	create_container "$CID-2"
+	[[ $status -ne 0 ]] || fail "a second container joined a cgroup in use"
+	[[ $output == *"\"$CID-2\""*"already has processes"* ]] || fail "message: $output"
+	((SECONDS - t0 < 10)) || fail "create took $((SECONDS - t0)) s to fail"
+	assert_no_container "$CID-2"
+	[[ -d $d && $(cat "$d/cgroup.procs") == "$before" ]] || fail "the first container's cgroup changed"
+	[[ $(state_field "$CID" status) == running ]]
+	runtime delete -f "$CID"
+	[[ ! -d $d ]] || fail "$d left behind"
+	assert_no_leftovers
+}
+
 @test "cgroups: delete removes the container's cgroup from every hierarchy" {
 	run_with_resources '{"memory": {"limit": 67108864}, "pids": {"limit": 100}}'
 	local pid dirs=() line ctrls
