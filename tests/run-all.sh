@@ -177,7 +177,7 @@ if wants cgroupv2; then
 		# by name.  V2_FULL=1 runs every one of these files whole, and the
 		# seccomp suite too.
 		v2_files=$(ls tests/integration/{cgroups,cgroups_*,update,pause,events,exec,namespaces,attacks}.bats 2>/dev/null | sort -u)
-		v2_filter=(-f "memory.limit: the cgroup|memory.swap: memory|cpu.shares|cpu.quota and cpu.period|pids.limit: pids.max|hugepageLimits: the 2MB|unified: raw cgroup2|cgroups: delete removes|devices: a host node|devices: a linux.devices node|pause: the status is paused|delete --force of a paused|events --stats: one stats|killed by the OOM killer exits 137|one oom event per OOM kill|update -r FILE|kill --all: every process|exec: the process runs in the container's cgroup|exec --cgroup: a sub-cgroup|cgroup namespace: the container sees|fds: the container process has only|CVE-2024-21626")
+		v2_filter=(-f "memory.limit: the cgroup|memory.swap: memory|cpu.shares|cpu.quota and cpu.period|pids.limit: pids.max|hugepageLimits: the 2MB|unified: raw cgroup2|cgroups: delete removes|devices: a host node|devices: a linux.devices node|pause: the status is paused|delete --force of a paused|events --stats: one stats|killed by the OOM killer exits 137|one oom event per OOM kill|update -r FILE|kill --all: every process|exec: the process runs in the container's cgroup|exec --cgroup: a sub-cgroup|cgroup namespace: the container sees|fds: the container process has only|CVE-2024-21626|systemd driver: a transient scope with the resources")
 		if [[ -n ${V2_FULL:-} ]]; then
 			v2_filter=()
 			v2_files+=" tests/integration/seccomp.bats"
