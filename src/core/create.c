@@ -432,6 +432,24 @@ finish_create (struct create_txn *t, sr_error **err)
   return 0;
 }
 
+/* A foreground run does not wait for the execve: an error the init sent
+ * after GO (a startContainer hook, execve itself) is read once it is gone,
+ * from what is left on the socket. */
+static void
+report_late_init_error (struct create_txn *t)
+{
+  sr_error *e = NULL;
+  int fl = fcntl (t->spawn.sync_fd, F_GETFL);
+  if (fl < 0 || fcntl (t->spawn.sync_fd, F_SETFL, fl | O_NONBLOCK) < 0)
+    return;
+  if (sr_sync_wait_exec (t->spawn.sync_fd, &e) < 0)
+    {
+      sr_wrap (&e, "run \"%s\"", t->id);
+      sr_log_fatal_error (e);
+      sr_error_free (e);
+    }
+}
+
 static int
 start_now (struct create_txn *t, int *exit_status, const sigset_t *set, sr_error **err)
 {
@@ -451,6 +469,7 @@ start_now (struct create_txn *t, int *exit_status, const sigset_t *set, sr_error
               return -1;
             }
           /* The init's exit status follows; say why first. */
+          sr_wrap (&e, "run \"%s\"", t->id);
           sr_log_fatal_error (e);
           sr_error_free (e);
           started = false;
@@ -478,6 +497,8 @@ start_now (struct create_txn *t, int *exit_status, const sigset_t *set, sr_error
   *exit_status = sr_foreground_wait (t->spawn.pid, master, set);
   if (raw)
     sr_foreground_restore_terminal (&saved);
+  if (!poststart)
+    report_late_init_error (t);
   if (t->opts->keep)
     return 0;
   struct stat st;
