@@ -40,4 +40,27 @@ int sr_linux_attrs_exec_labels (const oci_process *p, sr_error **err);
  * Best effort. */
 void sr_cpu_affinity_reset (void);
 
+/* linux.mountLabel (selinux.c), as runc applies it.  sr_selinux_check, in
+ * the parent, has refused a label with a double quote or a line break and
+ * warned that it is ignored where SELinux is not enabled. */
+
+/* The label the container's mounts get: linux.mountLabel when it is set
+ * and SELinux is enabled on the host, else NULL.  Call before the pivot. */
+const char *sr_selinux_mount_label (const oci_config *cfg);
+
+/* The data options of a new `fstype` filesystem, labelled: a copy of
+ * `data` (NULL is empty) with context="LABEL" appended, quoted as mount(2)
+ * wants it (the label holds commas; mount.c hands it to fsconfig
+ * unquoted).  NULL, and `data` stays as is, when `label` is NULL or "",
+ * unusable, or the filesystem takes no context= (proc, sysfs, cgroup,
+ * cgroup2, mqueue, bind). */
+char **sr_selinux_mount_data (char *const *data, const char *fstype,
+                              const char *label);
+
+/* After a new `fstype` filesystem is mounted (`mntfd`: an O_PATH fd of its
+ * root): mqueue's root gets the label as its security.selinux attribute,
+ * as runc does; nothing for other types or without a label. */
+int sr_selinux_label_mount_root (int mntfd, const char *fstype,
+                                 const char *label, sr_error **err);
+
 #endif

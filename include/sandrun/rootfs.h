@@ -38,9 +38,10 @@ struct sr_rootfs_ctx
  * cannot mount them: the host's /sys bound read-only, /dev/mqueue bound),
  * any other filesystem type with the options as its data.  An idmapped bind
  * (uidMappings, "idmap", "ridmap") is the detached mount of ctx->mount_fds,
- * attached and given its flags like any other bind.  Not supported:
- * linux.mountLabel (ignored).  The init must already be in the container's
- * cgroup. */
+ * attached and given its flags like any other bind.  With SELinux,
+ * linux.mountLabel is the context= of each new filesystem but proc, sysfs,
+ * cgroup and mqueue (its root labelled instead): sr_selinux_mount_data.
+ * The init must already be in the container's cgroup. */
 int sr_rootfs_prepare (const struct sr_rootfs_ctx *ctx, sr_error **err);
 
 /* Switch the root: pivot_root(".", ".") and detach the old root (made rslave

@@ -119,6 +119,21 @@ fs_config_sb_flags (int fsfd, unsigned long flags, sr_error **err)
   return 0;
 }
 
+/* mount(2) takes the SELinux contexts (context=, fscontext=, defcontext=,
+ * rootcontext=) in double quotes, as labels hold commas, and strips them;
+ * fsconfig takes the bare value. */
+static const char *
+fs_config_value (const char *key, char *value)
+{
+  size_t k = strlen (key), n = value ? strlen (value) : 0;
+
+  if (k < 7 || strcmp (key + k - 7, "context") != 0 || n < 2
+      || value[0] != '"' || value[n - 1] != '"')
+    return value;
+  value[n - 1] = '\0';
+  return value + 1;
+}
+
 static int
 fs_config_all (int fsfd, const char *source, const struct sr_mount_opts *o,
                sr_error **err)
@@ -133,7 +148,7 @@ fs_config_all (int fsfd, const char *source, const struct sr_mount_opts *o,
       char *eq = strchr (key, '=');
       if (eq)
         *eq++ = '\0';
-      if (fs_config (fsfd, key, eq, err) < 0)
+      if (fs_config (fsfd, key, fs_config_value (key, eq), err) < 0)
         return -1;
     }
   return 0;

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sandrun/linux_attrs.h"
 #include "sandrun/log.h"
 #include "sandrun/mountopt.h"
 #include "sandrun/procfs.h"
@@ -31,6 +32,7 @@ struct mount_env
   const struct sr_rootfs_ctx *ctx;
   int rootfd;
   const char *rootpath; /* the kernel's path of rootfd */
+  const char *mount_label; /* linux.mountLabel to apply, or NULL */
 };
 
 const oci_namespace *
@@ -215,13 +217,21 @@ mount_new_fs (const struct mount_env *env, const char *dest, const char *type,
 {
   _cleanup_close_ int target = -1;
   _cleanup_close_ int mnt = -1;
+  _cleanup_strv_ char **labelled = sr_selinux_mount_data (o->data, type,
+                                                          env->mount_label);
+  struct sr_mount_opts lo = *o;
 
+  if (labelled != NULL)
+    lo.data = labelled;
   target = open_target (env, dest, true, type, err);
   if (target < 0)
     return -1;
   struct sr_mount_at t = { env->rootfd, dest, target, env->rootpath };
-  mnt = sr_mount_fs_at (&t, type, source, o, err);
-  return mnt < 0 ? -1 : 0;
+  mnt = sr_mount_fs_at (&t, type, source, &lo, err);
+  if (mnt < 0
+      || sr_selinux_label_mount_root (mnt, type, env->mount_label, err) < 0)
+    return -1;
+  return 0;
 }
 
 /* The target of a bind of `srcfd`: a directory or a file, as the source
@@ -691,7 +701,8 @@ sr_rootfs_prepare (const struct sr_rootfs_ctx *ctx, sr_error **err)
   if (rootpath == NULL)
     return sr_fail (err, errno, "path of rootfs \"%s\"", rootfs);
 
-  struct mount_env env = { ctx, rootfd, rootpath };
+  struct mount_env env = { ctx, rootfd, rootpath,
+                           sr_selinux_mount_label (cfg) };
   struct sr_mount_fds *fds = ctx->mount_fds;
   for (size_t i = 0; i < cfg->mounts_len; i++)
     if (do_mount (&env, &cfg->mounts[i],

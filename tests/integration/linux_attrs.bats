@@ -375,3 +375,23 @@ selinux_enabled() {
 	assert_output_equals ran
 	[[ $stderr == *mountLabel*ignored* ]] || fail "no warning: '$stderr'"
 }
+
+# The label is quoted in the mount data (context="..."): a quote in it would
+# end that early, a line break would split the label.  Refused whether or
+# not SELinux is enabled.
+@test "mountLabel: a label with a double quote or a line break is refused" {
+	update_config '.linux.mountLabel = "system_u:object_r:container_file_t:s0\",mode=777"'
+	attr_refused mountLabel "double quote"
+	update_config '.linux.mountLabel = "system_u:object_r:container_file_t:s0\nx"'
+	attr_refused mountLabel "line break"
+}
+
+# Written for an SELinux host with container-selinux's policy (Fedora,
+# RHEL); not yet run on one: the test hosts have no SELinux.
+@test "mountLabel: the container's tmpfs mounts get it where SELinux is enabled" {
+	selinux_enabled || skip "SELinux is not enabled here"
+	update_config '.linux.mountLabel = "system_u:object_r:container_file_t:s0:c1,c2"'
+	run_in_container 'grep " /dev tmpfs " /proc/self/mounts'
+	assert_success
+	assert_output_contains 'context="system_u:object_r:container_file_t:s0:c1,c2"'
+}
