@@ -72,8 +72,6 @@ void sr_init_main (struct sr_spawn_ctx *ctx, int sync_fd)
     __attribute__ ((noreturn));
 
 /* Steps of the init that exec's child takes too. */
-/* Unblock every signal; reset to the default those inherited as ignored. */
-void sr_init_reset_signals (uint64_t ignored);
 /* In a new or joined user namespace: uid and gid 0 there. */
 int sr_init_become_root (sr_error **err);
 /* A session keyring of the container's ("_ses.ID"), not the runtime's. */

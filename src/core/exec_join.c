@@ -21,6 +21,7 @@
 #include "sandrun/log.h"
 #include "sandrun/procfs.h"
 #include "sandrun/process.h"
+#include "sandrun/signals.h"
 #include "sandrun/sync.h"
 #include "sandrun/util.h"
 
@@ -192,7 +193,7 @@ exec_run (struct sr_exec_child *x, int sync, sr_error **err)
 
   prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
   sr_environ_wipe ();
-  sr_init_reset_signals (s->ignored_signals);
+  sr_signals_reset (s->ignored_signals);
   close_host_fds (x, sync);
   if (sr_exec_cpu_affinity_initial (p->exec_cpu_affinity, err) < 0)
     return -1;

@@ -22,6 +22,7 @@
 
 #include "sandrun/hooks.h"
 #include "sandrun/log.h"
+#include "sandrun/signals.h"
 #include "sandrun/util.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -40,24 +41,6 @@ child_fail (int err_fd, int errnum)
   ssize_t r = write (err_fd, &errnum, sizeof errnum);
   (void) r;
   _exit (127);
-}
-
-/* Default dispositions before unblocking, so that a signal pending in the
- * runtime is not delivered to one of its handlers in the child; SIG_IGN
- * (SIGPIPE, say) would otherwise survive execve. */
-static void
-reset_signals (void)
-{
-  struct sigaction sa;
-  sigset_t none;
-  int sig;
-
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = SIG_DFL;
-  for (sig = 1; sig < _NSIG; sig++)
-    (void) sigaction (sig, &sa, NULL); /* SIGKILL, SIGSTOP: EINVAL */
-  sigemptyset (&none);
-  (void) sigprocmask (SIG_SETMASK, &none, NULL);
 }
 
 /* stdin = in_fd, stdout = stderr = out_fd (or /dev/null when -1).  Both are
@@ -138,7 +121,9 @@ hook_child (const struct hook_exec *x)
   /* A runtime killed while waiting must not leave its hook behind. */
   if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid () != x->parent)
     _exit (127);
-  reset_signals ();
+  /* Every disposition, not just the ignored ones: a signal pending in the
+   * runtime must not reach one of its handlers once unblocked here. */
+  sr_signals_reset (~UINT64_C (0));
   if (child_setup_stdio (x->stdin_fd, x->out_fd) < 0
       || mark_fds_cloexec () < 0)
     child_fail (x->err_fd, errno);

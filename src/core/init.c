@@ -24,6 +24,7 @@
 #include "sandrun/process.h"
 #include "sandrun/rootfs.h"
 #include "sandrun/safepath.h"
+#include "sandrun/signals.h"
 #include "sandrun/spawn.h"
 #include "sandrun/sync.h"
 #include "sandrun/sysctl.h"
@@ -34,21 +35,6 @@
 #define CLONE_NEWTIME 0x00000080
 #endif
 #define KEYCTL_JOIN_SESSION_KEYRING 1
-
-/* Handled signals fall back to the default at execve by themselves; an
- * ignored one would stay ignored in the container. */
-void
-sr_init_reset_signals (uint64_t ignored)
-{
-  sigset_t none;
-  struct sigaction dfl = { .sa_handler = SIG_DFL };
-
-  for (int sig = 1; sig < NSIG && sig <= 64; sig++)
-    if ((ignored & (UINT64_C (1) << (sig - 1))) && sig != SIGKILL && sig != SIGSTOP)
-      sigaction (sig, &dfl, NULL);
-  sigemptyset (&none);
-  sigprocmask (SIG_SETMASK, &none, NULL);
-}
 
 /* Everything of the runtime's that the init does not need goes now, not at
  * execve: the locked state directory, the cgroup directories, whatever the
@@ -400,7 +386,9 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
    * through /proc while host fds are still open (CVE-2016-9962). */
   prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
   sr_environ_wipe ();
-  sr_init_reset_signals (ctx->ignored_signals);
+  /* Handled signals fall back to the default at execve by themselves; an
+   * ignored one would stay ignored in the container. */
+  sr_signals_reset (ctx->ignored_signals);
   close_runtime_fds (ctx, sync);
 
   if (enter_namespaces (ctx, sync, err) < 0)

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "sandrun/signals.h"
 #include "sandrun/util.h"
@@ -154,4 +156,22 @@ sr_signal_name (int signo)
         return rtmin_names[up];
     }
   return NULL;
+}
+
+/* The raw syscall: glibc's sigaction refuses 32 and 33, which it keeps for
+ * itself, yet the runtime may have inherited them ignored (make does that)
+ * and a musl or Go program in the container uses them.  An all-zero kernel
+ * sigaction is SIG_DFL with no flags and an empty mask on every ABI. */
+void
+sr_signals_reset (uint64_t which)
+{
+  unsigned long ksa[8] = { 0 };
+  sigset_t none;
+
+  for (int sig = 1; sig <= 64; sig++)
+    if ((which & (UINT64_C (1) << (sig - 1))) && sig != SIGKILL
+        && sig != SIGSTOP)
+      (void) syscall (SYS_rt_sigaction, sig, ksa, NULL, (size_t) 8);
+  sigemptyset (&none);
+  (void) sigprocmask (SIG_SETMASK, &none, NULL);
 }

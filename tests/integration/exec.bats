@@ -400,6 +400,14 @@ cap_field() {
 	assert_output_equals $'0\n1\n2\n3'
 }
 
+@test "exec: what the runtime ignores is not ignored in the process; none blocked" {
+	create_running
+	run --separate-stderr with_ignored_signals runtime exec "$CID" \
+		grep -E '^Sig(Ign|Blk)' /proc/self/status
+	assert_success
+	assert_output_equals $'SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000'
+}
+
 @test "exec --preserve-fds: passes fds 3.. on, and only those" {
 	create_running
 	echo three >"$BATS_TEST_TMPDIR/f3"

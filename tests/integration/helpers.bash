@@ -174,6 +174,16 @@ runtime() {
 	timeout --kill-after=5 "$RUNTIME_TIMEOUT" "$RUNTIME" --root "$ROOT" "$@" 3>&-
 }
 
+# with_ignored_signals CMD...: CMD with SIGPIPE, SIGUSR1 and SIGUSR2
+# ignored, as an engine or a shell may start the runtime (an ignored signal
+# survives execve).
+with_ignored_signals() {
+	(
+		trap '' PIPE USR1 USR2
+		"$@"
+	)
+}
+
 # runtime_stdout_to_file ARG...: `runtime ARG...` with stdin from /dev/null
 # and stdout to $BATS_TEST_TMPDIR/stdout, for `run --separate-stderr` of a
 # command that may (wrongly or not) leave a container holding its stdout.

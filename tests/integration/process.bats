@@ -260,6 +260,18 @@ status_field() {
 	assert_no_leftovers
 }
 
+@test "signals: what the runtime ignores is not ignored in the container; none blocked" {
+	# The control: a process started this way does ignore them.
+	run with_ignored_signals grep '^SigIgn' /proc/self/status
+	[[ $output == "SigIgn:"* && $output != *":"$'\t'"0000000000000000" ]] ||
+		fail "the control ignores nothing: $output"
+	# No shell in between: busybox sh ignores SIGQUIT in some cases.
+	update_config '.process.args = ["grep", "-E", "^Sig(Ign|Blk)", "/proc/self/status"]'
+	run with_ignored_signals runtime run -b "$BUNDLE" "$CID"
+	assert_success
+	assert_output_equals $'SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000'
+}
+
 @test "a process that forks and exits leaves no orphan behind" {
 	# The pid namespace dies with its init: background children go too.
 	run_in_container 'sleep 1000 & sleep 1000 & echo started'

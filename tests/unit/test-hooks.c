@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,16 +15,6 @@
 #include "unit.h"
 
 static char tmpdir[] = "/tmp/sr-test-hooks-XXXXXX";
-
-/* unit.h's CHECK evaluates its condition twice: probes that fork, load
- * filters or run hooks must run once. */
-#define CHECK_ONCE(cond, ...)                                                 \
-  do                                                                          \
-    {                                                                         \
-      bool once_ = (cond);                                                    \
-      CHECK (once_, __VA_ARGS__);                                             \
-    }                                                                         \
-  while (0)
 
 static char *
 tmp_path (const char *name)
@@ -116,7 +107,7 @@ test_state_on_stdin (void)
                                    "createRuntime", state);
   _cleanup_free_ char *got = read_tmp ("state.out");
 
-  CHECK_ONCE (msg == NULL, "cat hook succeeds (%s)", msg ? msg : "ok");
+  CHECK (msg == NULL, "cat hook succeeds (%s)", msg ? msg : "ok");
   CHECK_STR (got, state, "state JSON arrives on stdin");
 }
 
@@ -130,7 +121,7 @@ test_env_exact (void)
   setenv ("SR_TEST_LEAK", "leaked", 1);
   msg = run1_capture_stderr (hook ("/usr/bin/env", args, env, 5), "env.out");
   got = read_tmp ("env.out");
-  CHECK_ONCE (msg == NULL, "env hook succeeds");
+  CHECK (msg == NULL, "env hook succeeds");
   CHECK_STR (got, "A=1\nHOOK_B=two words\n",
              "env is exactly hook.env, stdout goes to stderr");
 
@@ -153,8 +144,8 @@ test_args (void)
   _cleanup_free_ char *got = read_tmp ("args.out");
   _cleanup_free_ char *want = xasprintf ("custom-argv0%c-c%c%s", 0, 0, cmd);
 
-  CHECK_ONCE (msg == NULL, "args hook succeeds");
-  CHECK_ONCE (got != NULL && memcmp (got, want, strlen (cmd) + 17) == 0,
+  CHECK (msg == NULL, "args hook succeeds");
+  CHECK (got != NULL && memcmp (got, want, strlen (cmd) + 17) == 0,
          "argv is hook.args, args[0] is argv[0]");
 
   /* No args: argv = [path].  /bin/sh then reads its commands from the
@@ -165,7 +156,7 @@ test_args (void)
   _cleanup_free_ char *msg2 = run1 (hook ("/bin/sh", NULL, NULL, 5),
                                     "prestart", script);
   _cleanup_free_ char *got2 = read_tmp ("argv0.out");
-  CHECK_ONCE (msg2 == NULL, "no-args hook succeeds");
+  CHECK (msg2 == NULL, "no-args hook succeeds");
   CHECK_STR (got2, "/bin/sh",
          "without args argv[0] is the path");
 }
@@ -189,7 +180,7 @@ test_failures (void)
 
   CHECK_STR (msg, "prestart hook \"/bin/false\": exited with status 1",
              "non-zero exit");
-  CHECK_ONCE (msg2 != NULL && strstr (msg2, ": killed by signal 9") != NULL,
+  CHECK (msg2 != NULL && strstr (msg2, ": killed by signal 9") != NULL,
          "killed by signal (%s)", msg2 ? msg2 : "(null)");
   CHECK_STR (msg3, want3, "exec failure");
   CHECK_STR (msg4, "prestart hook \"bin/true\": path must be absolute",
@@ -212,11 +203,11 @@ test_timeout (void)
   clock_gettime (CLOCK_MONOTONIC, &t1);
   want = xasprintf ("createRuntime hook \"%s\": timed out after 1s", script);
   CHECK_STR (msg, want, "timeout");
-  CHECK_ONCE (t1.tv_sec - t0.tv_sec < 3, "timeout is honoured promptly");
+  CHECK (t1.tv_sec - t0.tv_sec < 3, "timeout is honoured promptly");
   pid = read_tmp ("sleeper.pid");
-  CHECK_ONCE (pid != NULL && kill (atoi (pid), 0) < 0 && errno == ESRCH,
+  CHECK (pid != NULL && kill (atoi (pid), 0) < 0 && errno == ESRCH,
          "timed-out hook is killed and reaped");
-  CHECK_ONCE (waitpid (-1, NULL, WNOHANG) < 0 && errno == ECHILD,
+  CHECK (waitpid (-1, NULL, WNOHANG) < 0 && errno == ECHILD,
          "no child left unreaped");
 }
 
@@ -226,7 +217,7 @@ test_no_reader_no_deadlock (void)
   size_t big = 4 << 20;
   _cleanup_free_ char *state = xmalloc (big + 1);
   char *args[] = { "true", NULL };
-  struct sigaction sa;
+  struct sigaction before, after;
   _cleanup_free_ char *msg = NULL, *msg2 = NULL;
   _cleanup_free_ char *slow = write_script ("slowread",
                                             "/bin/sleep 0.2; exec 0<&-; "
@@ -234,12 +225,14 @@ test_no_reader_no_deadlock (void)
 
   memset (state, 'x', big);
   state[big] = '\0';
+  sigaction (SIGPIPE, NULL, &before);
   msg = run1 (hook ("/bin/true", args, NULL, 5), "prestart", state);
-  CHECK_ONCE (msg == NULL, "hook that never reads a 4 MiB state succeeds");
+  CHECK (msg == NULL, "hook that never reads a 4 MiB state succeeds");
   msg2 = run1 (hook (slow, NULL, NULL, 5), "prestart", state);
-  CHECK_ONCE (msg2 == NULL, "hook closing stdin unread: EPIPE ignored");
-  sigaction (SIGPIPE, NULL, &sa);
-  CHECK_ONCE (sa.sa_handler == SIG_DFL, "SIGPIPE disposition restored");
+  CHECK (msg2 == NULL, "hook closing stdin unread: EPIPE ignored");
+  sigaction (SIGPIPE, NULL, &after);
+  CHECK (after.sa_handler == before.sa_handler,
+         "SIGPIPE disposition restored");
 }
 
 static void
@@ -252,6 +245,7 @@ test_clean_process_state (void)
   char *args[] = { "sh", "-c", cmd, NULL };
   sigset_t set, old;
   struct sigaction ign = { .sa_handler = SIG_IGN }, oldterm;
+  unsigned long kign[8] = { (unsigned long) SIG_IGN }, kold[2][8];
   int leak = open ("/dev/null", O_RDONLY); /* no O_CLOEXEC on purpose */
   _cleanup_free_ char *msg = NULL, *got = NULL;
 
@@ -259,19 +253,27 @@ test_clean_process_state (void)
   sigaddset (&set, SIGUSR1);
   sigprocmask (SIG_BLOCK, &set, &old);
   sigaction (SIGTERM, &ign, &oldterm);
+  /* 32 and 33 too, which glibc's sigaction refuses to touch (make ignores
+   * them): the raw syscall. */
+  for (int sig = 32; sig <= 33; sig++)
+    syscall (SYS_rt_sigaction, sig, kign, kold[sig - 32], (size_t) 8);
   msg = run1 (hook ("/bin/sh", args, NULL, 5), "prestart", "{}");
+  for (int sig = 32; sig <= 33; sig++)
+    syscall (SYS_rt_sigaction, sig, kold[sig - 32], NULL, (size_t) 8);
   sigprocmask (SIG_SETMASK, &old, NULL);
   sigaction (SIGTERM, &oldterm, NULL);
   close (leak);
 
   got = read_tmp ("status.out");
-  CHECK_ONCE (msg == NULL, "status hook succeeds");
-  CHECK_ONCE (got != NULL && strstr (got, "SigBlk:\t0000000000000000\n") != NULL,
+  CHECK (msg == NULL, "status hook succeeds");
+  CHECK (got != NULL && strstr (got, "SigBlk:\t0000000000000000\n") != NULL,
          "signal mask is reset");
-  CHECK_ONCE (got != NULL && strstr (got, "SigIgn:\t0000000000000000\n") != NULL,
+  CHECK (got != NULL && strstr (got, "SigIgn:\t0000000000000000\n") != NULL,
          "ignored signals are reset");
+  if (got == NULL || strstr (got, "SigIgn:\t0000000000000000\n") == NULL)
+    printf ("#   the hook saw: %s\n", got ? got : "(nothing)");
   /* ls lists 0 1 2 and the fd of its own directory stream. */
-  CHECK_ONCE (got != NULL && strstr (got, "\n0\n1\n2\n3\n") != NULL
+  CHECK (got != NULL && strstr (got, "\n0\n1\n2\n3\n") != NULL
              && strstr (got, "\n4\n") == NULL,
          "only fds 0-2 are inherited");
 }
@@ -293,19 +295,19 @@ test_order_and_warn (void)
   int saved = dup (2), nul = open ("/dev/null", O_WRONLY);
   int n;
 
-  CHECK_ONCE (sr_hooks_run (&list, "prestart", "{}", &err) < 0,
+  CHECK (sr_hooks_run (&list, "prestart", "{}", &err) < 0,
          "run stops at the first failure");
   sr_error_free (err);
-  CHECK_ONCE (access (marker, F_OK) < 0, "later hooks do not run");
+  CHECK (access (marker, F_OK) < 0, "later hooks do not run");
 
   dup2 (nul, 2); /* the warnings */
   n = sr_hooks_run_warn (&list, "poststop", "{}");
   dup2 (saved, 2);
   close (saved);
   close (nul);
-  CHECK_ONCE (n == 2, "run_warn counts 2 failures, got %d", n);
-  CHECK_ONCE (access (marker, F_OK) == 0, "run_warn runs them all");
-  CHECK_ONCE (sr_hooks_run (NULL, "prestart", "{}", NULL) == 0, "NULL list");
+  CHECK (n == 2, "run_warn counts 2 failures, got %d", n);
+  CHECK (access (marker, F_OK) == 0, "run_warn runs them all");
+  CHECK (sr_hooks_run (NULL, "prestart", "{}", NULL) == 0, "NULL list");
 }
 
 int
@@ -324,6 +326,6 @@ main (void)
 
   _cleanup_free_ char *rm = xasprintf ("rm -rf '%s'", tmpdir);
   if (system (rm) != 0)
-    CHECK_ONCE (0, "cleanup of %s", tmpdir);
+    CHECK (0, "cleanup of %s", tmpdir);
   return unit_finish ();
 }

@@ -964,7 +964,6 @@ write_file (const char *path, const char *text)
 static void
 test_files (void)
 {
-  /* CHECK evaluates its condition twice: no side effects inside. */
   char dir[] = "/tmp/test-oci-parse.XXXXXX";
   bool made = mkdtemp (dir) != NULL;
   CHECK (made, "temp dir");

@@ -125,16 +125,6 @@ remove_tree (const char *path)
 
 #define BIT(c) (UINT64_C (1) << (c))
 
-/* unit.h's CHECK evaluates its condition twice: evaluate ours once (they
- * fork children and apply settings). */
-#define CHECK_ONCE(cond, ...)                                                  \
-  do                                                                           \
-    {                                                                          \
-      bool once_ = (cond);                                                     \
-      CHECK (once_, __VA_ARGS__);                                              \
-    }                                                                          \
-  while (0)
-
 /* ---- rlimits ------------------------------------------------------------- */
 
 static void
@@ -157,12 +147,10 @@ test_rlimit_names (void)
 
   for (size_t i = 0; i < ARRAY_SIZE (all); i++)
     ok = ok && sr_rlimit_from_name (all[i].name) == all[i].value;
-  CHECK_ONCE (ok, "every RLIMIT_* name maps to its resource");
-  CHECK_ONCE (sr_rlimit_from_name ("RLIMIT_FOO") == -1,
-              "RLIMIT_FOO is unknown");
-  CHECK_ONCE (sr_rlimit_from_name ("nofile") == -1,
-              "lower-case names are unknown");
-  CHECK_ONCE (sr_rlimit_from_name (NULL) == -1, "NULL is unknown");
+  CHECK (ok, "every RLIMIT_* name maps to its resource");
+  CHECK (sr_rlimit_from_name ("RLIMIT_FOO") == -1, "RLIMIT_FOO is unknown");
+  CHECK (sr_rlimit_from_name ("nofile") == -1, "lower-case names are unknown");
+  CHECK (sr_rlimit_from_name (NULL) == -1, "NULL is unknown");
 }
 
 static void
@@ -179,20 +167,20 @@ test_rlimit_errors (void)
   getrlimit (RLIMIT_NOFILE, &before);
   p.rlimits = bad;
   p.rlimits_len = 2;
-  CHECK_ONCE (sr_rlimits_apply (&p, &e1) < 0
-                  && msg_has (e1, "rlimit \"RLIMIT_FOO\": unknown"),
-              "an unknown rlimit fails with its name");
+  CHECK (sr_rlimits_apply (&p, &e1) < 0
+             && msg_has (e1, "rlimit \"RLIMIT_FOO\": unknown"),
+         "an unknown rlimit fails with its name");
   getrlimit (RLIMIT_NOFILE, &after);
-  CHECK_ONCE (before.rlim_cur == after.rlim_cur
-                  && before.rlim_max == after.rlim_max,
-              "nothing is applied when one entry is invalid");
+  CHECK (before.rlim_cur == after.rlim_cur
+             && before.rlim_max == after.rlim_max,
+         "nothing is applied when one entry is invalid");
 
   p.rlimits = &inverted;
   p.rlimits_len = 1;
-  CHECK_ONCE (sr_rlimits_apply (&p, &e2) < 0
-                  && msg_has (e2, "RLIMIT_CORE: soft limit 20 is greater than "
-                                  "hard limit 10"),
-              "soft > hard fails clearly");
+  CHECK (sr_rlimits_apply (&p, &e2) < 0
+             && msg_has (e2, "RLIMIT_CORE: soft limit 20 is greater than "
+                             "hard limit 10"),
+         "soft > hard fails clearly");
 }
 
 static void
@@ -264,12 +252,12 @@ test_oom_score_adj (void)
   oci_process unset = { 0 };
   _cleanup_error_ sr_error *e = NULL;
 
-  CHECK_ONCE (sr_oom_score_adj_apply (&p, &e) < 0
-                  && msg_has (e, "oomScoreAdj -1001 is outside -1000..1000"),
-              "oomScoreAdj out of range");
-  CHECK_ONCE (sr_oom_score_adj_apply (&unset, NULL) == 0, "unset oomScoreAdj");
-  CHECK_ONCE (in_child (child_oom_score_adj, NULL) == 0,
-              "oomScoreAdj is written to /proc/self/oom_score_adj");
+  CHECK (sr_oom_score_adj_apply (&p, &e) < 0
+             && msg_has (e, "oomScoreAdj -1001 is outside -1000..1000"),
+         "oomScoreAdj out of range");
+  CHECK (sr_oom_score_adj_apply (&unset, NULL) == 0, "unset oomScoreAdj");
+  CHECK (in_child (child_oom_score_adj, NULL) == 0,
+         "oomScoreAdj is written to /proc/self/oom_score_adj");
 }
 
 /* ---- capabilities -------------------------------------------------------- */
@@ -277,13 +265,12 @@ test_oom_score_adj (void)
 static void
 test_cap_names (void)
 {
-  CHECK_ONCE (sr_cap_from_name ("CAP_CHOWN") == 0, "CAP_CHOWN is 0");
-  CHECK_ONCE (sr_cap_from_name ("CAP_SYS_ADMIN") == 21, "CAP_SYS_ADMIN is 21");
-  CHECK_ONCE (sr_cap_from_name ("CAP_AUDIT_READ") == 37,
-              "CAP_AUDIT_READ is 37");
-  CHECK_ONCE (sr_cap_from_name ("CAP_FOO") == -1, "CAP_FOO is unknown");
-  CHECK_ONCE (sr_cap_from_name ("cap_chown") == -1, "names are upper case");
-  CHECK_ONCE (sr_cap_from_name (NULL) == -1, "NULL is unknown");
+  CHECK (sr_cap_from_name ("CAP_CHOWN") == 0, "CAP_CHOWN is 0");
+  CHECK (sr_cap_from_name ("CAP_SYS_ADMIN") == 21, "CAP_SYS_ADMIN is 21");
+  CHECK (sr_cap_from_name ("CAP_AUDIT_READ") == 37, "CAP_AUDIT_READ is 37");
+  CHECK (sr_cap_from_name ("CAP_FOO") == -1, "CAP_FOO is unknown");
+  CHECK (sr_cap_from_name ("cap_chown") == -1, "names are upper case");
+  CHECK (sr_cap_from_name (NULL) == -1, "NULL is unknown");
 }
 
 static void
@@ -294,10 +281,10 @@ test_cap_errors (void)
   _cleanup_error_ sr_error *e = NULL;
 
   /* Fails before touching the process. */
-  CHECK_ONCE (sr_capabilities_apply (&bad, &e) < 0
-                  && msg_has (e, "capabilities.bounding: \"cap_kill\" is "
-                                 "not a capability name"),
-              "a malformed capability name is an error");
+  CHECK (sr_capabilities_apply (&bad, &e) < 0
+             && msg_has (e, "capabilities.bounding: \"cap_kill\" is "
+                            "not a capability name"),
+         "a malformed capability name is an error");
 }
 
 /* runc's default spec lists ambient capabilities without inheritable ones:
@@ -463,26 +450,25 @@ test_identity (void)
     }
   if (mkdtemp (dir) == NULL)
     {
-      CHECK_ONCE (false, "mkdtemp");
+      CHECK (false, "mkdtemp");
       return;
     }
   /* 0700 root: only the early chdir (as root) gets in. */
   chmod (dir, 0700);
   c.cwd = dir;
-  CHECK_ONCE (
-      in_child (child_identity, &c) == 0,
-      "uid 1000 with a subset of capabilities: sets, ids, groups, umask, "
-      "cwd");
-  CHECK_ONCE (in_child (child_no_caps, NULL) == 0,
-              "NULL capabilities: every set empty, umask 0022");
-  CHECK_ONCE (in_child (child_ambient_not_inheritable, NULL) == 0,
-              "an ambient capability that is not inheritable is not raised");
-  CHECK_ONCE (in_child (child_no_new_privs, NULL) == 0, "noNewPrivileges");
-  CHECK_ONCE (in_child (child_setgroups_denied, NULL) == 0,
-              "setgroups denied in a user namespace");
-  CHECK_ONCE (in_child (child_bad_cwd, NULL) == 0, "cwd errors");
-  CHECK_ONCE (in_child (child_rlimits, NULL) == 0,
-              "rlimits applied; raising a hard limit without CAP_SYS_RESOURCE");
+  CHECK (in_child (child_identity, &c) == 0,
+         "uid 1000 with a subset of capabilities: sets, ids, groups, umask, "
+         "cwd");
+  CHECK (in_child (child_no_caps, NULL) == 0,
+         "NULL capabilities: every set empty, umask 0022");
+  CHECK (in_child (child_ambient_not_inheritable, NULL) == 0,
+         "an ambient capability that is not inheritable is not raised");
+  CHECK (in_child (child_no_new_privs, NULL) == 0, "noNewPrivileges");
+  CHECK (in_child (child_setgroups_denied, NULL) == 0,
+         "setgroups denied in a user namespace");
+  CHECK (in_child (child_bad_cwd, NULL) == 0, "cwd errors");
+  CHECK (in_child (child_rlimits, NULL) == 0,
+         "rlimits applied; raising a hard limit without CAP_SYS_RESOURCE");
   rmdir (dir);
 }
 
@@ -511,7 +497,7 @@ test_find_executable (void)
 
   if (mkdtemp (dir) == NULL)
     {
-      CHECK_ONCE (false, "mkdtemp");
+      CHECK (false, "mkdtemp");
       return;
     }
   a = xasprintf ("%s/a", dir);
@@ -549,18 +535,17 @@ test_find_executable (void)
   free (got);
 
   got = find ("missing", path, &e);
-  CHECK_ONCE (got == NULL
-                  && msg_has (e,
-                              "exec \"missing\": executable file not found in "
-                              "$PATH")
-                  && e->errnum == ENOENT,
-              "not in PATH");
+  CHECK (got == NULL
+             && msg_has (e, "exec \"missing\": executable file not found in "
+                            "$PATH")
+             && e->errnum == ENOENT,
+         "not in PATH");
   sr_error_freep (&e);
 
   got = find ("sh", "NOTPATH=/x", NULL);
-  CHECK_ONCE (got != NULL && got[0] == '/' && strstr (got, "/sh") != NULL
-                  && access (got, X_OK) == 0,
-              "the default PATH finds sh (%s)", got ? got : "none");
+  CHECK (got != NULL && got[0] == '/' && strstr (got, "/sh") != NULL
+             && access (got, X_OK) == 0,
+         "the default PATH finds sh (%s)", got ? got : "none");
   free (got);
 
   got = find (sub, path, NULL);
@@ -568,25 +553,24 @@ test_find_executable (void)
   free (got);
 
   got = find ("/bin/nope", path, &e);
-  CHECK_ONCE (
-      got == NULL
-          && msg_has (e, "exec \"/bin/nope\": no such file or directory"),
-      "a missing absolute path");
+  CHECK (got == NULL
+             && msg_has (e, "exec \"/bin/nope\": no such file or directory"),
+         "a missing absolute path");
   sr_error_freep (&e);
 
   abs = xasprintf ("%s/data", a);
   got = find (abs, path, &e);
-  CHECK_ONCE (got == NULL && e != NULL && e->errnum == EACCES,
-              "a non-executable absolute path is refused");
+  CHECK (got == NULL && e != NULL && e->errnum == EACCES,
+         "a non-executable absolute path is refused");
   sr_error_freep (&e);
   free (abs);
   abs = NULL;
 
   got = sr_process_find_executable (&empty, &e);
-  CHECK_ONCE (got == NULL && msg_has (e, "process.args: empty"), "no args");
+  CHECK (got == NULL && msg_has (e, "process.args: empty"), "no args");
   sr_error_freep (&e);
   got = sr_process_find_executable (&empty_args, &e);
-  CHECK_ONCE (got == NULL && msg_has (e, "process.args: empty"), "empty args");
+  CHECK (got == NULL && msg_has (e, "process.args: empty"), "empty args");
   sr_error_freep (&e);
 
   remove_tree (dir);
@@ -667,8 +651,8 @@ test_env (void)
               "nohome:x:1001:1001::\n"
               "user:x:1000:1000:A User:/home/user:/bin/sh\n",
               0644);
-  CHECK_ONCE (in_child (child_env, root) == 0,
-              "sr_process_env adds HOME as runc does");
+  CHECK (in_child (child_env, root) == 0,
+         "sr_process_env adds HOME as runc does");
   remove_tree (root);
 }
 
@@ -796,7 +780,7 @@ terminal_case (const char *what, struct term_case *c)
 
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
     {
-      CHECK_ONCE (false, "socketpair");
+      CHECK (false, "socketpair");
       return;
     }
   c->sock = sv[1];
@@ -804,10 +788,10 @@ terminal_case (const char *what, struct term_case *c)
   close (sv[1]);
   master = sr_recv_fd (sv[0], name, sizeof name - 1, &e);
   close (sv[0]);
-  CHECK_ONCE (status == 0, "%s: the child's stdio is the pty (status %d)", what,
-              status);
-  CHECK_ONCE (master >= 0 && ioctl (master, TIOCGPTN, &ptn) == 0,
-              "%s: a pty master arrives on the console socket", what);
+  CHECK (status == 0, "%s: the child's stdio is the pty (status %d)", what,
+         status);
+  CHECK (master >= 0 && ioctl (master, TIOCGPTN, &ptn) == 0,
+         "%s: a pty master arrives on the console socket", what);
   CHECK_STR (name, "/dev/ptmx", "%s: with the master's name as payload", what);
   if (master >= 0)
     {
@@ -842,8 +826,8 @@ test_terminal (void)
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0)
     {
       link.sock = sv[1];
-      CHECK_ONCE (in_child (child_console_symlink, &link) == 0,
-                  "a symlinked /dev/console is refused (CVE-2025-52565)");
+      CHECK (in_child (child_console_symlink, &link) == 0,
+             "a symlinked /dev/console is refused (CVE-2025-52565)");
       close (sv[0]);
       close (sv[1]);
     }
@@ -861,8 +845,8 @@ main (void)
   test_identity ();
   test_find_executable ();
   test_env ();
-  CHECK_ONCE (in_child (child_cloexec, NULL) == 0,
-              "sr_fds_cloexec_from marks fds >= 3 close-on-exec");
+  CHECK (in_child (child_cloexec, NULL) == 0,
+         "sr_fds_cloexec_from marks fds >= 3 close-on-exec");
   test_terminal ();
   return unit_finish ();
 }

@@ -103,7 +103,7 @@ errno_of (int fd, sr_error *err)
   return e;
 }
 
-/* errno_of once (CHECK evaluates its condition twice). */
+/* errno_of once: its value is both checked and printed. */
 #define CHECK_ERRNO(fd, err, want, ...)                                       \
   do                                                                          \
     {                                                                         \

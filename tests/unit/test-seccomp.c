@@ -27,16 +27,6 @@
 
 static char tmpdir[] = "/tmp/sr-test-seccomp-XXXXXX";
 
-/* unit.h's CHECK evaluates its condition twice: probes that fork, load
- * filters or run hooks must run once. */
-#define CHECK_ONCE(cond, ...)                                                 \
-  do                                                                          \
-    {                                                                         \
-      bool once_ = (cond);                                                    \
-      CHECK (once_, __VA_ARGS__);                                             \
-    }                                                                         \
-  while (0)
-
 /* ---- helpers ---- */
 
 static oci_seccomp *
@@ -172,18 +162,22 @@ test_sha256 (void)
   size_t i;
 
   memset (a, 'a', big);
-  CHECK_ONCE (sha_is ("", 0, "e3b0c44298fc1c149afbf4c8996fb924"
-                        "27ae41e4649b934ca495991b7852b855"),
+  CHECK (sha_is ("", 0,
+                 "e3b0c44298fc1c149afbf4c8996fb924"
+                 "27ae41e4649b934ca495991b7852b855"),
          "sha256 of empty input");
-  CHECK_ONCE (sha_is ("abc", 3, "ba7816bf8f01cfea414140de5dae2223"
-                           "b00361a396177a9cb410ff61f20015ad"),
+  CHECK (sha_is ("abc", 3,
+                 "ba7816bf8f01cfea414140de5dae2223"
+                 "b00361a396177a9cb410ff61f20015ad"),
          "sha256 of abc");
-  CHECK_ONCE (sha_is ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-                 56, "248d6a61d20638b8e5c026930c3e6039"
-                     "a33ce45964ff2167f6ecedd419db06c1"),
+  CHECK (sha_is ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+                 56,
+                 "248d6a61d20638b8e5c026930c3e6039"
+                 "a33ce45964ff2167f6ecedd419db06c1"),
          "sha256 of the two-block vector");
-  CHECK_ONCE (sha_is (a, big, "cdc76e5c9914fb9281a1c7e284d73e67"
-                         "f1809a48a497200e046d39ccc7112cd0"),
+  CHECK (sha_is (a, big,
+                 "cdc76e5c9914fb9281a1c7e284d73e67"
+                 "f1809a48a497200e046d39ccc7112cd0"),
          "sha256 of a million a");
   /* Byte-by-byte updates give the same digest. */
   sr_sha256_init (&c);
@@ -191,7 +185,7 @@ test_sha256 (void)
     sr_sha256_update (&c, a, 1);
   sr_sha256_final (&c, out);
   sr_seccomp_cache_name (out, hex);
-  CHECK_ONCE (sha_is (a, 1000, hex), "sha256 incremental updates");
+  CHECK (sha_is (a, 1000, hex), "sha256 incremental updates");
 }
 
 /* ---- actions ---- */
@@ -218,17 +212,17 @@ probe_getpgid_runs (int fd)
 static void
 test_actions (void)
 {
-  CHECK_ONCE (exited_ok (run_profile (
+  CHECK (exited_ok (run_profile (
              "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":"
              "[\"getpgid\"],\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":42}]}",
              NULL, probe_getpgid_errno_42)),
          "SCMP_ACT_ERRNO with errnoRet 42");
-  CHECK_ONCE (exited_ok (run_profile (
+  CHECK (exited_ok (run_profile (
              "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":"
              "[\"getpgid\"],\"action\":\"SCMP_ACT_ERRNO\"}]}",
              NULL, probe_getpgid_eperm)),
          "SCMP_ACT_ERRNO defaults to EPERM");
-  CHECK_ONCE (exited_ok (run_profile (
+  CHECK (exited_ok (run_profile (
              "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"defaultErrnoRet\":42,"
              /* What a sanitizer runtime needs on the way out, too. */
              "\"syscalls\":[{\"names\":[\"getpid\",\"exit_group\",\"exit\","
@@ -236,45 +230,45 @@ test_actions (void)
              "\"action\":\"SCMP_ACT_ALLOW\"}]}",
              NULL, probe_getpgid_errno_42)),
          "defaultErrnoRet");
-  CHECK_ONCE (killed_by (run_profile (
+  CHECK (killed_by (run_profile (
                         "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{"
                         "\"names\":[\"getpgid\"],\"action\":\"SCMP_ACT_KILL_"
                         "PROCESS\"}]}",
                         NULL, probe_getpgid_runs),
                     SIGSYS),
          "SCMP_ACT_KILL_PROCESS kills with SIGSYS");
-  CHECK_ONCE (killed_by (run_profile (
+  CHECK (killed_by (run_profile (
                         "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{"
                         "\"names\":[\"getpgid\"],\"action\":\"SCMP_ACT_KILL\"}"
                         "]}",
                         NULL, probe_getpgid_runs),
                     SIGSYS),
          "SCMP_ACT_KILL kills the (only) thread");
-  CHECK_ONCE (killed_by (run_profile (
+  CHECK (killed_by (run_profile (
                         "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{"
                         "\"names\":[\"getpgid\"],\"action\":\"SCMP_ACT_TRAP\"}"
                         "]}",
                         NULL, probe_getpgid_runs),
                     SIGSYS),
          "SCMP_ACT_TRAP raises SIGSYS");
-  CHECK_ONCE (exited_ok (run_profile (
+  CHECK (exited_ok (run_profile (
              "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":"
              "[\"getpgid\"],\"action\":\"SCMP_ACT_LOG\"}]}",
              NULL, probe_getpgid_runs)),
          "SCMP_ACT_LOG allows");
   /* No tracer: the kernel fails the syscall with ENOSYS. */
-  CHECK_ONCE (exited_ok (run_profile (
+  CHECK (exited_ok (run_profile (
              "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":"
              "[\"getpgid\"],\"action\":\"SCMP_ACT_TRACE\"}]}",
              NULL, probe_getpgid_runs)),
          "SCMP_ACT_TRACE without a tracer");
-  CHECK_ONCE (exited_ok (run_profile (
+  CHECK (exited_ok (run_profile (
              "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":"
              "[\"no_such_syscall_xyz\",\"getpgid\"],"
              "\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":42}]}",
              NULL, probe_getpgid_errno_42)),
          "unknown syscall names are skipped");
-  CHECK_ONCE (exited_ok (run_profile (
+  CHECK (exited_ok (run_profile (
              "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":["
              "{\"names\":[\"getpid\"],\"action\":\"SCMP_ACT_ALLOW\"},"
              "{\"names\":[\"getpgid\"],\"action\":\"SCMP_ACT_ERRNO\","
@@ -347,21 +341,21 @@ probe_op (int fd)
 static void
 test_args (void)
 {
-  CHECK_ONCE (exited_ok (run_profile (
+  CHECK (exited_ok (run_profile (
              "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":"
              "[\"getpgid\"],\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":43,"
              "\"args\":[{\"index\":0,\"value\":65280,\"valueTwo\":4608,"
              "\"op\":\"SCMP_CMP_MASKED_EQ\"}]}]}",
              NULL, probe_masked)),
          "SCMP_CMP_MASKED_EQ: (arg & value) == valueTwo");
-  CHECK_ONCE (exited_ok (run_profile (
+  CHECK (exited_ok (run_profile (
              "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":"
              "[\"getpgid\"],\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":43,"
              "\"args\":[{\"index\":0,\"value\":999995,\"op\":\"SCMP_CMP_EQ\"},"
              "{\"index\":0,\"value\":999997,\"op\":\"SCMP_CMP_EQ\"}]}]}",
              NULL, probe_same_index_or)),
          "args on the same index are ORed (one rule each, as runc)");
-  CHECK_ONCE (exited_ok (run_profile (
+  CHECK (exited_ok (run_profile (
              "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":"
              "[\"kill\"],\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":43,"
              "\"args\":[{\"index\":0,\"value\":999995,\"op\":\"SCMP_CMP_EQ\"},"
@@ -375,7 +369,7 @@ test_args (void)
           "[\"getpgid\"],\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":43,"
           "\"args\":[{\"index\":0,\"value\":1000,\"op\":\"%s\"}]}]}",
           op_cases[op_case].op);
-      CHECK_ONCE (exited_ok (run_profile (json, NULL, probe_op)), "operator %s",
+      CHECK (exited_ok (run_profile (json, NULL, probe_op)), "operator %s",
              op_cases[op_case].op);
     }
 }
@@ -428,11 +422,11 @@ test_errors (void)
                "70000}",
                "seccomp: errnoRet 70000 out of range");
 
-  CHECK_ONCE (sr_seccomp_prepare (NULL, NULL, &prog, NULL) == 0 && prog == NULL,
+  CHECK (sr_seccomp_prepare (NULL, NULL, &prog, NULL) == 0 && prog == NULL,
          "no profile: nothing to prepare");
-  CHECK_ONCE (sr_seccomp_load (NULL, &fd, NULL) == 0 && fd == -1,
+  CHECK (sr_seccomp_load (NULL, &fd, NULL) == 0 && fd == -1,
          "no program: nothing to load");
-  CHECK_ONCE (prepare_error ("{\"defaultAction\":\"SCMP_ACT_ALLOW\","
+  CHECK (prepare_error ("{\"defaultAction\":\"SCMP_ACT_ALLOW\","
                         "\"architectures\":[\"SCMP_ARCH_X86_64\","
                         "\"SCMP_ARCH_X86\",\"SCMP_ARCH_X32\","
                         "\"SCMP_ARCH_AARCH64\",\"SCMP_ARCH_ARM\"],"
@@ -452,7 +446,7 @@ test_errors (void)
 static void
 test_flags (void)
 {
-  CHECK_ONCE (exited_ok (run_profile (
+  CHECK (exited_ok (run_profile (
              "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"flags\":["
              "\"SECCOMP_FILTER_FLAG_TSYNC\",\"SECCOMP_FILTER_FLAG_LOG\","
              "\"SECCOMP_FILTER_FLAG_SPEC_ALLOW\"],\"syscalls\":[{\"names\":"
@@ -512,16 +506,16 @@ test_cache (void)
   int fd;
 
   first = prepare_json (cache_profile, dir);
-  CHECK_ONCE (first != NULL && stat (entry, &st) == 0 && S_ISREG (st.st_mode)
+  CHECK (first != NULL && stat (entry, &st) == 0 && S_ISREG (st.st_mode)
              && (st.st_mode & 07777) == 0600,
          "first prepare writes the cache entry, mode 0600");
   second = prepare_json (cache_profile, dir);
-  CHECK_ONCE (second != NULL && second->len == first->len
+  CHECK (second != NULL && second->len == first->len
              && memcmp (second->insns, first->insns,
                         first->len * sizeof *first->insns)
                     == 0,
          "second prepare returns the same program");
-  CHECK_ONCE (exited_ok (run_loaded (second, probe_getpgid_errno_42)),
+  CHECK (exited_ok (run_loaded (second, probe_getpgid_errno_42)),
          "the cached program behaves identically");
 
   /* Plant another program under the first profile's key: a prepare that
@@ -536,20 +530,20 @@ test_cache (void)
   }
   sr_seccomp_prog_free (second);
   second = prepare_json (cache_profile, dir);
-  CHECK_ONCE (exited_ok (run_loaded (second, probe_getpgid_errno_77)),
+  CHECK (exited_ok (run_loaded (second, probe_getpgid_errno_77)),
          "a cache hit does not recompile");
 
   /* Corrupt the entry: ignored, recompiled and rewritten. */
   fd = open (entry, O_WRONLY | O_CLOEXEC);
   if (fd >= 0)
     {
-      CHECK_ONCE (pwrite (fd, "\xff\xff\xff\xff", 4, st.st_size - 4) == 4,
+      CHECK (pwrite (fd, "\xff\xff\xff\xff", 4, st.st_size - 4) == 4,
              "corrupt the entry");
       close (fd);
     }
   sr_seccomp_prog_free (second);
   second = prepare_json (cache_profile, dir);
-  CHECK_ONCE (exited_ok (run_loaded (second, probe_getpgid_errno_42)),
+  CHECK (exited_ok (run_loaded (second, probe_getpgid_errno_42)),
          "a corrupt entry is ignored");
   {
     struct sock_filter *insns = NULL;
@@ -558,7 +552,7 @@ test_cache (void)
     uint8_t key[SR_SECCOMP_KEY_LEN];
     sr_seccomp_cache_key (p, key);
     oci_seccomp_free (p);
-    CHECK_ONCE (sr_seccomp_cache_load (dir, key, &insns, &len) == 0
+    CHECK (sr_seccomp_cache_load (dir, key, &insns, &len) == 0
                && len == first->len,
            "a corrupt entry is rewritten");
     free (insns);
@@ -567,7 +561,7 @@ test_cache (void)
     {
       sr_seccomp_prog_free (second);
       second = prepare_json (cache_profile, dir);
-      CHECK_ONCE (exited_ok (run_loaded (second, probe_getpgid_errno_42)),
+      CHECK (exited_ok (run_loaded (second, probe_getpgid_errno_42)),
              "a short entry is ignored");
     }
 
@@ -616,18 +610,18 @@ probe_notify (int notify_fd)
 static void
 test_notify (void)
 {
-  CHECK_ONCE (exited_ok (run_profile (
+  CHECK (exited_ok (run_profile (
              "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":"
              "[\"getpgid\"],\"action\":\"SCMP_ACT_NOTIFY\"}]}",
              NULL, probe_notify)),
          "SCMP_ACT_NOTIFY gives a working listener fd");
-  CHECK_ONCE (exited_ok (run_profile (
-             "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"flags\":["
-             "\"SECCOMP_FILTER_FLAG_TSYNC\","
-             "\"SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV\"],"
-             "\"syscalls\":[{\"names\":[\"getpgid\"],"
-             "\"action\":\"SCMP_ACT_NOTIFY\"}]}",
-             NULL, probe_notify)),
+  CHECK (exited_ok (
+             run_profile ("{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"flags\":["
+                          "\"SECCOMP_FILTER_FLAG_TSYNC\","
+                          "\"SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV\"],"
+                          "\"syscalls\":[{\"names\":[\"getpgid\"],"
+                          "\"action\":\"SCMP_ACT_NOTIFY\"}]}",
+                          NULL, probe_notify)),
          "SCMP_ACT_NOTIFY with TSYNC and WAIT_KILLABLE_RECV");
 }
 
@@ -657,13 +651,13 @@ test_send_to_listener (void)
       || listen (srv, 1) < 0)
     abort ();
   /* The connection completes against the backlog: no second process. */
-  CHECK_ONCE (sr_seccomp_send_to_listener (p, devnull, 0, state, &err) == 0,
+  CHECK (sr_seccomp_send_to_listener (p, devnull, 0, state, &err) == 0,
          "send to listener (%s)", err ? err->msg : "ok");
   sr_error_free (err);
   close (devnull);
   conn = accept4 (srv, NULL, NULL, SOCK_CLOEXEC);
   passed = sr_recv_fd (conn, buf, sizeof buf - 1, NULL);
-  CHECK_ONCE (passed >= 0, "the listener receives an fd");
+  CHECK (passed >= 0, "the listener receives an fd");
 
   tree = yajl_tree_parse (buf, errbuf, sizeof errbuf);
   {
@@ -673,43 +667,43 @@ test_send_to_listener (void)
     const char *ann[] = { "state", "annotations", "a", NULL };
     yajl_val f = tree ? yajl_tree_get (tree, fds, yajl_t_array) : NULL;
 
-    CHECK_ONCE (tree != NULL, "payload is JSON: %s", buf);
-    CHECK_ONCE (tree && YAJL_IS_STRING (yajl_tree_get (tree, ver, yajl_t_string)),
+    CHECK (tree != NULL, "payload is JSON: %s", buf);
+    CHECK (tree && YAJL_IS_STRING (yajl_tree_get (tree, ver, yajl_t_string)),
            "payload has ociVersion");
-    CHECK_ONCE (f != NULL && f->u.array.len == 1
+    CHECK (f != NULL && f->u.array.len == 1
                && str_eq (YAJL_GET_STRING (f->u.array.values[0]), "seccompFd"),
            "fds is [\"seccompFd\"]");
-    CHECK_ONCE (tree
+    CHECK (tree
                && YAJL_GET_INTEGER (yajl_tree_get (tree, pid, yajl_t_number))
                       == 4422,
            "pid is the container's");
-    CHECK_ONCE (tree
-               && str_eq (YAJL_GET_STRING (
-                              yajl_tree_get (tree, meta, yajl_t_string)),
-                          "MKNOD=/dev/null"),
+    CHECK (tree
+               && str_eq (
+                   YAJL_GET_STRING (yajl_tree_get (tree, meta, yajl_t_string)),
+                   "MKNOD=/dev/null"),
            "metadata is listenerMetadata");
-    CHECK_ONCE (tree
-               && str_eq (YAJL_GET_STRING (
-                              yajl_tree_get (tree, id, yajl_t_string)),
-                          "ctr"),
+    CHECK (tree
+               && str_eq (
+                   YAJL_GET_STRING (yajl_tree_get (tree, id, yajl_t_string)),
+                   "ctr"),
            "state is embedded");
-    CHECK_ONCE (tree
-               && str_eq (YAJL_GET_STRING (
-                              yajl_tree_get (tree, ann, yajl_t_string)),
-                          "x\"y"),
+    CHECK (tree
+               && str_eq (
+                   YAJL_GET_STRING (yajl_tree_get (tree, ann, yajl_t_string)),
+                   "x\"y"),
            "state strings survive re-encoding");
   }
   if (tree)
     yajl_tree_free (tree);
 
   err = NULL;
-  CHECK_ONCE (sr_seccomp_send_to_listener (p, 0, 0, "{\"id\":\"x\"}", &err) < 0,
+  CHECK (sr_seccomp_send_to_listener (p, 0, 0, "{\"id\":\"x\"}", &err) < 0,
          "a state without pid is refused");
   sr_error_free (err);
   free (p->listener_path);
   p->listener_path = NULL;
   err = NULL;
-  CHECK_ONCE (sr_seccomp_send_to_listener (p, 0, 0, state, &err) < 0 && err
+  CHECK (sr_seccomp_send_to_listener (p, 0, 0, state, &err) < 0 && err
              && strstr (err->msg, "listenerPath") != NULL,
          "no listenerPath is an error");
   sr_error_free (err);
@@ -766,22 +760,22 @@ test_foreign_arches (void)
   status = run_loaded (NULL, probe_int80_works);
   if (status == -1 || !WIFEXITED (status) || WEXITSTATUS (status) != 0)
     {
-      CHECK_ONCE (1, "# SKIP int 0x80 unavailable (no ia32 emulation)");
+      CHECK (1, "# SKIP int 0x80 unavailable (no ia32 emulation)");
       return;
     }
-  CHECK_ONCE (killed_by (run_profile (only_x86_64, NULL, probe_int80_works),
-                    SIGSYS),
-         "i386 int 0x80 under an x86_64-only filter is killed");
-  CHECK_ONCE (killed_by (run_profile ("{\"defaultAction\":\"SCMP_ACT_ALLOW\","
+  CHECK (
+      killed_by (run_profile (only_x86_64, NULL, probe_int80_works), SIGSYS),
+      "i386 int 0x80 under an x86_64-only filter is killed");
+  CHECK (killed_by (run_profile ("{\"defaultAction\":\"SCMP_ACT_ALLOW\","
                                  "\"syscalls\":[{\"names\":[\"getpid\"],"
                                  "\"action\":\"SCMP_ACT_ERRNO\"}]}",
                                  NULL, probe_int80_works),
                     SIGSYS),
          "i386 int 0x80 without architectures is killed");
-  CHECK_ONCE (exited_ok (run_profile (with_x86, NULL, probe_int80_eperm)),
+  CHECK (exited_ok (run_profile (with_x86, NULL, probe_int80_eperm)),
          "with SCMP_ARCH_X86 the i386 rule applies");
   status = run_profile (only_x86_64, NULL, probe_x32_getpid);
-  CHECK_ONCE ((status != -1 && WIFSIGNALED (status) && WTERMSIG (status) == SIGSYS)
+  CHECK ((status != -1 && WIFSIGNALED (status) && WTERMSIG (status) == SIGSYS)
              || exited_ok (status),
          "x32 syscalls do not get through");
 }
@@ -835,14 +829,15 @@ test_default_profile (void)
 
   if (sr_read_file_at (AT_FDCWD, path, 1 << 20, &data, &len, &err) < 0)
     {
-      CHECK_ONCE (0, "read %s: %s", path, err->msg);
+      CHECK (0, "read %s: %s", path, err->msg);
       sr_error_free (err);
       return;
     }
   status = run_profile (data, NULL, probe_default_profile);
-  CHECK_ONCE (exited_ok (status), "contrib/seccomp/default.json: normal syscalls "
-                             "work, dangerous ones fail with EPERM, unknown "
-                             "ones with ENOSYS (%d failed)",
+  CHECK (exited_ok (status),
+         "contrib/seccomp/default.json: normal syscalls "
+         "work, dangerous ones fail with EPERM, unknown "
+         "ones with ENOSYS (%d failed)",
          WIFEXITED (status) ? WEXITSTATUS (status) : -1);
 }
 
@@ -868,6 +863,6 @@ main (void)
 
   rm = xasprintf ("rm -rf '%s'", tmpdir);
   if (system (rm) != 0)
-    CHECK_ONCE (0, "cleanup of %s", tmpdir);
+    CHECK (0, "cleanup of %s", tmpdir);
   return unit_finish ();
 }
