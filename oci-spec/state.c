@@ -6,19 +6,14 @@
 
 #include "json.h"
 #include "oci-spec/oci-spec.h"
+#include "sandrun/jsongen.h"
 #include "sandrun/util.h"
-
-static void
-gen_str (yajl_gen g, const char *s)
-{
-  yajl_gen_string (g, (const unsigned char *) s, strlen (s));
-}
 
 static void
 gen_field (yajl_gen g, const char *key, const char *value)
 {
-  gen_str (g, key);
-  gen_str (g, value ? value : "");
+  sr_json_gen_str (g, key);
+  sr_json_gen_str (g, value ? value : "");
 }
 
 static void
@@ -31,7 +26,7 @@ gen_optional_field (yajl_gen g, const char *key, const char *value)
 static void
 gen_map (yajl_gen g, const char *key, const oci_map *m)
 {
-  gen_str (g, key);
+  sr_json_gen_str (g, key);
   yajl_gen_map_open (g);
   for (size_t i = 0; i < m->len; i++)
     gen_field (g, m->v[i].key, m->v[i].value);
@@ -50,7 +45,7 @@ oci_state_to_json (const oci_state *s)
   yajl_gen_map_open (g);
   gen_field (g, "ociVersion", s->oci_version);
   gen_field (g, "id", s->id);
-  gen_str (g, "pid");
+  sr_json_gen_str (g, "pid");
   yajl_gen_integer (g, s->pid);
   gen_field (g, "status", s->status);
   gen_field (g, "bundle", s->bundle);
@@ -61,16 +56,7 @@ oci_state_to_json (const oci_state *s)
   gen_optional_field (g, "owner", s->owner);
   yajl_gen_map_close (g);
 
-  const unsigned char *buf = NULL;
-  size_t len = 0;
-  yajl_gen_get_buf (g, &buf, &len);
-  while (len > 0 && buf[len - 1] == '\n')
-    len--;
-  char *out = xmalloc (len + 2);
-  memcpy (out, buf, len);
-  strcpy (out + len, "\n");
-  yajl_gen_free (g);
-  return out;
+  return sr_json_gen_take (g, true);
 }
 
 oci_state *

@@ -73,8 +73,6 @@ int sr_store_list (sr_store *store, char ***ids, sr_error **err);
 int sr_write_file_atomic (int dirfd, const char *name, const void *data,
                           size_t len, mode_t mode, sr_error **err);
 
-/* The current time as RFC 3339 with nanoseconds, UTC. */
-char *sr_now_rfc3339 (void);
 
 /* Field 22 of /proc/PID/stat (0 when the process does not exist). */
 unsigned long long sr_proc_start_time (pid_t pid);

@@ -97,4 +97,7 @@ void sr_environ_wipe (void);
 /* Milliseconds of CLOCK_MONOTONIC: for timeouts and intervals. */
 int64_t sr_monotonic_ms (void);
 
+/* The current time as RFC 3339 with nanoseconds, UTC. */
+char *sr_now_rfc3339 (void);
+
 #endif

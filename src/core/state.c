@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
@@ -378,19 +377,6 @@ sr_store_list (sr_store *store, char ***ids, sr_error **err)
   qsort (v, strv_len (v), sizeof *v, cmp_str);
   *ids = v;
   return 0;
-}
-
-char *
-sr_now_rfc3339 (void)
-{
-  struct timespec ts;
-  struct tm tm;
-  char stamp[64];
-
-  clock_gettime (CLOCK_REALTIME, &ts);
-  gmtime_r (&ts.tv_sec, &tm);
-  strftime (stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
-  return xasprintf ("%s.%09ldZ", stamp, ts.tv_nsec);
 }
 
 unsigned long long

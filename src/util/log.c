@@ -81,15 +81,10 @@ write_line (enum sr_log_level level, const char *msg)
 
   if (log_json)
     {
-      struct timespec ts;
-      struct tm tm;
-      char stamp[64];
-      clock_gettime (CLOCK_REALTIME, &ts);
-      gmtime_r (&ts.tv_sec, &tm);
-      strftime (stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
       _cleanup_free_ char *esc = json_escape (msg);
-      line = xasprintf ("{\"level\":\"%s\",\"msg\":\"%s\",\"time\":\"%s.%09ldZ\"}\n",
-                        level_names[level], esc, stamp, ts.tv_nsec);
+      _cleanup_free_ char *stamp = sr_now_rfc3339 ();
+      line = xasprintf ("{\"level\":\"%s\",\"msg\":\"%s\",\"time\":\"%s\"}\n",
+                        level_names[level], esc, stamp);
     }
   else if (log_fd == 2)
     line = xasprintf ("sandrun: %s%s\n",

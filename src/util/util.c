@@ -336,6 +336,19 @@ sr_monotonic_ms (void)
   return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+char *
+sr_now_rfc3339 (void)
+{
+  struct timespec ts;
+  struct tm tm;
+  char stamp[64];
+
+  clock_gettime (CLOCK_REALTIME, &ts);
+  gmtime_r (&ts.tv_sec, &tm);
+  strftime (stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+  return xasprintf ("%s.%09ldZ", stamp, ts.tv_nsec);
+}
+
 static char *env_block;
 static size_t env_block_len;
 
