@@ -455,6 +455,27 @@ run_hostile() {
 	run_hostile 'echo pwned >/dev/console; true'
 }
 
+@test "CVE-2019-16884 / CVE-2025-52881 class: no mount over the procfs files the runtime writes; lxcfs' files may be" {
+	# The attack: a file mounted over /proc/sys/kernel/domainname catches the
+	# runtime's sysctl write (or, with another procfs file as the source,
+	# redirects it there).
+	echo original >"$BATS_TEST_TMPDIR/fake"
+	update_config --arg f "$BATS_TEST_TMPDIR/fake" '.linux.sysctl = {"kernel.domainname": "redirected"}
+		| .mounts += [{destination: "/proc/sys/kernel/domainname", type: "bind", source: $f, options: ["bind"]}]'
+	set_cmd 'cat /proc/sys/kernel/domainname'
+	run --separate-stderr runtime run -b "$BUNDLE" "$CID"
+	[[ $(cat "$BATS_TEST_TMPDIR/fake") == original ]] || fail "the sysctl write reached the file mounted over procfs"
+	assert_failure
+	assert_one_error_line "/proc/sys/kernel/domainname" procfs
+	assert_no_leftovers
+
+	update_config '.linux.sysctl = {} | .mounts[-1].destination = "/proc/cpuinfo"'
+	set_cmd 'cat /proc/cpuinfo'
+	run --separate-stderr runtime run -b "$BUNDLE" "$CID"
+	assert_success
+	assert_output_equals original
+}
+
 @test "race: a directory and a symlink swapped (RENAME_EXCHANGE) under a bind destination" {
 	requires_root
 	make_canary
