@@ -169,22 +169,24 @@ fi
 if wants cgroupv2; then
 	say "cgroup v2 guest"
 	if [[ -x $vm_run ]]; then
-		# The guest is emulated (5-30 s a test): by default one test per
+		# The guest is emulated (5-50 s a test): by default one test per
 		# resource family and per cgroup-v2 mechanism (cgroup.freeze,
 		# cgroup.kill, the eBPF device filter, memory.events), and those of
-		# exec, namespaces and the fd attacks whose subject a cgroup v2 host
-		# changes (cgroup fds, CLONE_INTO_CGROUP, the cgroup namespace), chosen
-		# by name.  V2_FULL=1 runs every one of these files whole, and the
-		# seccomp suite too.
-		v2_files=$(ls tests/integration/{cgroups,cgroups_*,update,pause,events,exec,namespaces,attacks}.bats 2>/dev/null | sort -u)
-		v2_filter=(-f "memory.limit: the cgroup|memory.swap: memory|cpu.shares|cpu.quota and cpu.period|pids.limit: pids.max|hugepageLimits: the 2MB|unified: raw cgroup2|cgroups: delete removes|devices: a host node|devices: a linux.devices node|pause: the status is paused|delete --force of a paused|events --stats: one stats|killed by the OOM killer exits 137|one oom event per OOM kill|update -r FILE|kill --all: every process|exec: the process runs in the container's cgroup|exec --cgroup: a sub-cgroup|cgroup namespace: the container sees|fds: the container process has only|CVE-2024-21626|systemd driver: a transient scope with the resources")
+		# exec and namespaces whose subject a cgroup v2 host changes (cgroup
+		# fds, CLONE_INTO_CGROUP, the cgroup namespace), chosen by name; then
+		# every attack test.  V2_FULL=1 runs every one of these files whole,
+		# and the seccomp suite too.
+		v2_files=$(ls tests/integration/{cgroups,cgroups_*,update,pause,events,exec,namespaces}.bats 2>/dev/null | sort -u)
+		v2_filter=(-f "memory.limit: the cgroup|memory.swap: memory|cpu.shares|cpu.quota and cpu.period|pids.limit: pids.max|hugepageLimits: the 2MB|unified: raw cgroup2|cgroups: delete removes|devices: a host node|devices: a linux.devices node|pause: the status is paused|delete --force of a paused|events --stats: one stats|killed by the OOM killer exits 137|one oom event per OOM kill|update -r FILE|kill --all: every process|exec: the process runs in the container's cgroup|exec --cgroup: a sub-cgroup|cgroup namespace: the container sees|systemd driver: a transient scope with the resources")
 		if [[ -n ${V2_FULL:-} ]]; then
 			v2_filter=()
 			v2_files+=" tests/integration/seccomp.bats"
 		fi
-		# shellcheck disable=SC2086
-		run_tap cgroupv2 "$vm_run" --mem 2G --timeout 2700 -- \
-			env RUNTIME="$RUNTIME" bats --tap "${v2_filter[@]}" $v2_files
+		# shellcheck disable=SC2016,SC2086
+		run_tap cgroupv2 "$vm_run" --mem 2G --timeout 3000 -- \
+			env RUNTIME="$RUNTIME" bash -c 'bats --tap "$@"; a=$?
+				bats --tap tests/integration/attacks.bats; b=$?
+				exit $((a | b))' _ "${v2_filter[@]}" $v2_files
 	else
 		echo "cgroupv2: $vm_run not found: skipped" | tee -a "$logs/cgroupv2.tap"
 		skipped=$((skipped + 1))
