@@ -16,41 +16,16 @@ static const struct
 {
   const char *name;
   sr_cmd_fn fn;
-  const char *summary;
 } commands[] = {
-  { "create", cmd_create, "create a container" },
-  { "start", cmd_start, "start the process of a created container" },
-  { "run", cmd_run, "create and start a container, and wait for it" },
-  { "state", cmd_state, "print the state of a container (JSON)" },
-  { "kill", cmd_kill, "send a signal to the init process of a container" },
-  { "delete", cmd_delete, "delete a container and everything it holds" },
-  { "list", cmd_list, "list the containers" },
-  { "ps", cmd_ps, "list the processes of a container" },
-  { "exec", cmd_exec, "run a new process inside a container" },
-  { "pause", cmd_pause, "suspend every process of a container" },
-  { "resume", cmd_resume, "resume the processes of a paused container" },
-  { "update", cmd_update, "update the resource limits of a container" },
-  { "events", cmd_events, "print stats and OOM events of a container" },
-  { "spec", cmd_spec, "write a default config.json" },
-  { "features", cmd_features, "print the features this runtime implements (JSON)" },
+  { "create", cmd_create },     { "start", cmd_start },
+  { "run", cmd_run },           { "state", cmd_state },
+  { "kill", cmd_kill },         { "delete", cmd_delete },
+  { "list", cmd_list },         { "ps", cmd_ps },
+  { "exec", cmd_exec },         { "pause", cmd_pause },
+  { "resume", cmd_resume },     { "update", cmd_update },
+  { "events", cmd_events },     { "spec", cmd_spec },
+  { "features", cmd_features }, { "help", cmd_help },
 };
-
-static void
-usage (FILE *out)
-{
-  fprintf (out, "Usage: sandrun [global options] COMMAND [options] [arguments]\n\n"
-                "An OCI container runtime, compatible with runc.\n\nCommands:\n");
-  for (size_t i = 0; i < ARRAY_SIZE (commands); i++)
-    fprintf (out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-  fprintf (out, "\nGlobal options:\n"
-                "  --root DIR          state directory (default " SR_DEFAULT_ROOT ")\n"
-                "  --log FILE          write log entries to FILE (default: stderr)\n"
-                "  --log-format FORMAT text or json\n"
-                "  --debug             log debug messages\n"
-                "  --systemd-cgroup    use the systemd cgroup driver\n"
-                "  --version, -v       print the version\n"
-                "  --help, -h          print this help\n");
-}
 
 static void
 version (void)
@@ -99,7 +74,7 @@ parse_globals (int argc, char **argv, struct sr_globals *g, int *status)
       case OPT_SYSTEMD_CGROUP: g->systemd_cgroup = true; break;
       case OPT_ROOTLESS: break; /* runc's; sandrun decides by the euid */
       case 'v': version (); *status = 0; return -1;
-      case 'h': usage (stdout); *status = 0; return -1;
+      case 'h': cmd_help_main (stdout); *status = 0; return -1;
       default:
         fprintf (stderr, "sandrun: unknown global option \"%s\"\n", argv[optind - 1]);
         *status = 1;
@@ -107,7 +82,7 @@ parse_globals (int argc, char **argv, struct sr_globals *g, int *status)
       }
   if (optind >= argc)
     {
-      usage (stderr);
+      cmd_help_main (stderr);
       *status = 1;
       return -1;
     }
@@ -135,6 +110,8 @@ main (int argc, char **argv, char **envp)
       sr_log_fatal_error (err);
       return 1;
     }
+  if (cmd_wants_help (argv[first], argc - first, argv + first))
+    return cmd_help_command (argv[first], stdout) < 0 ? 1 : 0;
   /* Before anything can enter a container (CVE-2019-5736). */
   if (sr_exeseal_ensure (argv[first], argv, &err) < 0)
     {

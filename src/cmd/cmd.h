@@ -3,6 +3,9 @@
 #ifndef SANDRUN_CMD_H
 #define SANDRUN_CMD_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
 #include "sandrun/container.h"
 #include "sandrun/error.h"
 
@@ -24,6 +27,14 @@ int cmd_resume (const struct sr_globals *g, int argc, char **argv, sr_error **er
 int cmd_update (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 int cmd_events (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 int cmd_features (const struct sr_globals *g, int argc, char **argv, sr_error **err);
+int cmd_help (const struct sr_globals *g, int argc, char **argv, sr_error **err);
+
+/* help.c: `sandrun --help`; whether `argv` (a command's, argv[0] its name)
+ * asks for the command's help among its options; the command's help
+ * (-1 for an unknown command). */
+void cmd_help_main (FILE *out);
+bool cmd_wants_help (const char *name, int argc, char **argv);
+int cmd_help_command (const char *name, FILE *out);
 
 /* Shared by create and run: parse the create flags.  `extra` are run's own
  * long options (may be NULL); returns the index of the first operand, or

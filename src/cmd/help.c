@@ -1,0 +1,385 @@
+/* The help texts: `sandrun --help`, `sandrun COMMAND --help`, `sandrun help
+ * [COMMAND]`, and the man page (`sandrun help --man`, which `make` runs to
+ * write sandrun.8), all from the one table below. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "sandrun/state.h"
+#include "sandrun/util.h"
+
+struct help_opt
+{
+  const char *names; /* "-b, --bundle": every spelling, comma-separated */
+  const char *arg;   /* the value's name, or NULL for a flag */
+  const char *text;
+};
+
+struct help_cmd
+{
+  const char *name;
+  const char *operands; /* after the options */
+  const char *summary;
+  const struct help_opt *opts;
+};
+
+#define END { NULL, NULL, NULL }
+
+static const struct help_opt create_opts[] = {
+  { "-b, --bundle", "DIR", "the bundle (default: the current directory)" },
+  { "--console-socket", "PATH",
+    "a unix socket that receives the terminal's master fd" },
+  { "--pid-file", "FILE", "write the init's pid to FILE" },
+  { "--no-pivot", NULL, "move the root instead of pivot_root (ramfs)" },
+  { "--no-new-keyring", NULL, "keep the caller's session keyring" },
+  { "--preserve-fds", "N", "pass fds 3 to 3+N-1 on to the process" },
+  END,
+};
+
+static const struct help_opt run_opts[] = {
+  { "-b, --bundle", "DIR", "the bundle (default: the current directory)" },
+  { "--console-socket", "PATH",
+    "a unix socket that receives the terminal's master fd" },
+  { "--pid-file", "FILE", "write the init's pid to FILE" },
+  { "--no-pivot", NULL, "move the root instead of pivot_root (ramfs)" },
+  { "--no-new-keyring", NULL, "keep the caller's session keyring" },
+  { "--preserve-fds", "N", "pass fds 3 to 3+N-1 on to the process" },
+  { "-d, --detach", NULL, "return once the container runs" },
+  { "--keep", NULL, "do not delete the container when it exits" },
+  { "--no-subreaper", NULL, "accepted for runc compatibility" },
+  END,
+};
+
+static const struct help_opt exec_opts[] = {
+  { "-p, --process", "FILE", "the process, as config.json's process object" },
+  { "-e, --env", "NAME=VALUE", "add or override a variable (repeatable)" },
+  { "--cwd", "DIR", "the working directory in the container" },
+  { "-u, --user", "UID[:GID]", "the user to run as" },
+  { "-g, --additional-gids", "GID", "a supplementary group (repeatable)" },
+  { "-c, --cap", "CAP", "add a capability (repeatable)" },
+  { "--no-new-privs", NULL, "set no_new_privs" },
+  { "--apparmor", "PROFILE", "the AppArmor profile" },
+  { "--process-label", "LABEL", "the SELinux label" },
+  { "-t, --tty", NULL, "give the process a terminal" },
+  { "--console-socket", "PATH",
+    "a unix socket that receives the terminal's master fd" },
+  { "-d, --detach", NULL, "return once the process runs" },
+  { "--pid-file", "FILE", "write the process's pid to FILE" },
+  { "--preserve-fds", "N", "pass fds 3 to 3+N-1 on to the process" },
+  { "--cgroup", "[CONTROLLER:]PATH",
+    "a sub-cgroup of the container's to run in" },
+  { "--ignore-paused", NULL, "run even though the container is paused" },
+  END,
+};
+
+static const struct help_opt kill_opts[] = {
+  { "-a, --all", NULL, "signal every process of the container" },
+  END,
+};
+
+static const struct help_opt delete_opts[] = {
+  { "-f, --force", NULL, "kill a running or paused container first" },
+  END,
+};
+
+static const struct help_opt list_opts[] = {
+  { "-q, --quiet", NULL, "print the ids only" },
+  { "-f, --format", "table|json", "the output format (default: table)" },
+  END,
+};
+
+static const struct help_opt ps_opts[] = {
+  { "-f, --format", "table|json",
+    "table: ps(1)'s output, to which further arguments go; json: the pids" },
+  END,
+};
+
+static const struct help_opt update_opts[] = {
+  { "-r, --resources", "FILE",
+    "linux.resources as JSON (\"-\": standard input)" },
+  { "--memory", "SIZE", "memory.limit (\"512M\", -1: unlimited)" },
+  { "--memory-reservation", "SIZE", "memory.reservation" },
+  { "--memory-swap", "SIZE", "memory.swap (memory plus swap)" },
+  { "--kernel-memory", "SIZE", "memory.kernel (ignored by new kernels)" },
+  { "--kernel-memory-tcp", "SIZE", "memory.kernelTCP" },
+  { "--cpu-share", "N", "cpu.shares" },
+  { "--cpu-quota", "N", "cpu.quota (microseconds per period)" },
+  { "--cpu-period", "N", "cpu.period (microseconds)" },
+  { "--cpu-burst", "N", "cpu.burst" },
+  { "--cpu-rt-runtime", "N", "cpu.realtimeRuntime" },
+  { "--cpu-rt-period", "N", "cpu.realtimePeriod" },
+  { "--cpuset-cpus", "LIST", "cpu.cpus" },
+  { "--cpuset-mems", "LIST", "cpu.mems" },
+  { "--cpu-idle", "0|1", "cpu.idle" },
+  { "--blkio-weight", "N", "blockIO.weight" },
+  { "--pids-limit", "N", "pids.limit" },
+  { "--l3-cache-schema", "SCHEMA", "intelRdt (refused without resctrl)" },
+  { "--mem-bw-schema", "SCHEMA", "intelRdt (refused without resctrl)" },
+  END,
+};
+
+static const struct help_opt events_opts[] = {
+  { "--stats", NULL, "print the stats once and exit" },
+  { "--interval", "DURATION", "stats every DURATION (\"5s\", the default)" },
+  END,
+};
+
+static const struct help_opt spec_opts[] = {
+  { "-b, --bundle", "DIR", "where to write config.json" },
+  { "--rootless", NULL, "a config for an unprivileged user" },
+  END,
+};
+
+static const struct help_opt no_opts[] = { END };
+
+static const struct help_cmd commands[] = {
+  { "create", "<container-id>", "create a container", create_opts },
+  { "start", "<container-id>", "start the process of a created container",
+    no_opts },
+  { "run", "<container-id>",
+    "create and start a container, and wait for it", run_opts },
+  { "state", "<container-id>", "print the state of a container (JSON)",
+    no_opts },
+  { "kill", "<container-id> [SIGNAL]",
+    "send a signal (default SIGTERM) to the init process of a container",
+    kill_opts },
+  { "delete", "<container-id>", "delete a container and everything it holds",
+    delete_opts },
+  { "list", "", "list the containers", list_opts },
+  { "ps", "<container-id> [ps options]", "list the processes of a container",
+    ps_opts },
+  { "exec", "<container-id> [COMMAND [ARG...]]",
+    "run a new process inside a container", exec_opts },
+  { "pause", "<container-id>", "suspend every process of a container",
+    no_opts },
+  { "resume", "<container-id>", "resume the processes of a paused container",
+    no_opts },
+  { "update", "<container-id>", "update the resource limits of a container",
+    update_opts },
+  { "events", "<container-id>", "print stats and OOM events of a container",
+    events_opts },
+  { "spec", "", "write a default config.json", spec_opts },
+  { "features", "", "print the features this runtime implements (JSON)",
+    no_opts },
+  { "help", "[COMMAND]", "print the help of sandrun or of a command",
+    no_opts },
+};
+
+static const struct help_opt global_opts[] = {
+  { "--root", "DIR", "state directory (default " SR_DEFAULT_ROOT ")" },
+  { "--log", "FILE", "write log entries to FILE (default: stderr)" },
+  { "--log-format", "text|json", "the log format (json: one object a line)" },
+  { "--debug", NULL, "log debug messages" },
+  { "--systemd-cgroup", NULL, "use the systemd cgroup driver" },
+  { "-v, --version", NULL, "print the version" },
+  { "-h, --help", NULL, "print this help" },
+  END,
+};
+
+static const struct help_cmd *
+find_command (const char *name)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (commands); i++)
+    if (strcmp (commands[i].name, name) == 0)
+      return &commands[i];
+  return NULL;
+}
+
+static void
+print_opts (FILE *out, const struct help_opt *o)
+{
+  for (; o->names != NULL; o++)
+    {
+      char left[64];
+      snprintf (left, sizeof left, "%s%s%s", o->names, o->arg ? " " : "",
+                o->arg ? o->arg : "");
+      fprintf (out, "  %-28s %s\n", left, o->text);
+    }
+}
+
+void
+cmd_help_main (FILE *out)
+{
+  fprintf (out, "Usage: sandrun [global options] COMMAND [options] "
+                "[arguments]\n\nAn OCI container runtime, compatible with "
+                "runc.\n\nCommands:\n");
+  for (size_t i = 0; i < ARRAY_SIZE (commands); i++)
+    fprintf (out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "\nGlobal options:\n");
+  print_opts (out, global_opts);
+  fprintf (out, "\nsandrun COMMAND --help prints the options of COMMAND.\n");
+}
+
+static void
+print_command (FILE *out, const struct help_cmd *c)
+{
+  fprintf (out, "Usage: sandrun %s%s%s%s\n\n%s.\n", c->name,
+           c->opts[0].names ? " [options]" : "", c->operands[0] ? " " : "",
+           c->operands, c->summary);
+  if (c->opts[0].names != NULL)
+    {
+      fprintf (out, "\nOptions:\n");
+      print_opts (out, c->opts);
+    }
+}
+
+/* The spelling of `arg` ("--bundle", "-b") among an option's names. */
+static bool
+names_have (const char *names, const char *arg, size_t len)
+{
+  for (const char *p = names; (p = strstr (p, arg)) != NULL; p++)
+    if ((p == names || p[-1] == ' ') && (p[len] == '\0' || p[len] == ','))
+      return true;
+  return false;
+}
+
+/* Whether the option `arg` is one of `c`'s that take a separate value. */
+static bool
+takes_value (const struct help_cmd *c, const char *arg)
+{
+  size_t len = strlen (arg);
+
+  if (strchr (arg, '=') != NULL || (arg[1] != '-' && len != 2))
+    return false; /* "--opt=value", "-bDIR" */
+  for (const struct help_opt *o = c->opts; o->names != NULL; o++)
+    if (names_have (o->names, arg, len))
+      return o->arg != NULL;
+  return false;
+}
+
+bool
+cmd_wants_help (const char *name, int argc, char **argv)
+{
+  const struct help_cmd *c = find_command (name);
+
+  if (c == NULL)
+    return false;
+  /* Among the options only: what follows the container id is the process's
+   * (exec) or ps(1)'s. */
+  for (int i = 1; i < argc && argv[i][0] == '-'; i++)
+    {
+      if (strcmp (argv[i], "--") == 0)
+        break;
+      if (strcmp (argv[i], "--help") == 0 || strcmp (argv[i], "-h") == 0)
+        return true;
+      if (takes_value (c, argv[i]))
+        i++;
+    }
+  return false;
+}
+
+int
+cmd_help_command (const char *name, FILE *out)
+{
+  const struct help_cmd *c = find_command (name);
+
+  if (c == NULL)
+    return -1;
+  print_command (out, c);
+  return 0;
+}
+
+/* ---- the man page -------------------------------------------------------- */
+
+/* roff: a leading dot or quote starts a request, a backslash an escape, and
+ * a hyphen must be \- to stay a minus sign. */
+static void
+roff (FILE *out, const char *s)
+{
+  if (*s == '.' || *s == '\'')
+    fputs ("\\&", out);
+  for (; *s; s++)
+    if (*s == '\\')
+      fputs ("\\e", out);
+    else if (*s == '-')
+      fputs ("\\-", out);
+    else
+      fputc (*s, out);
+}
+
+static void
+man_opts (FILE *out, const struct help_opt *o)
+{
+  for (; o->names != NULL; o++)
+    {
+      fputs (".TP\n\\fB", out);
+      roff (out, o->names);
+      fputs ("\\fR", out);
+      if (o->arg)
+        {
+          fputs (" \\fI", out);
+          roff (out, o->arg);
+          fputs ("\\fR", out);
+        }
+      fputc ('\n', out);
+      roff (out, o->text);
+      fputc ('\n', out);
+    }
+}
+
+static void
+man_page (FILE *out)
+{
+  fprintf (out, ".TH SANDRUN 8 \"\" \"sandrun %s\" \"System Administration\"\n"
+                ".SH NAME\nsandrun \\- an OCI container runtime, compatible "
+                "with runc\n.SH SYNOPSIS\n\\fBsandrun\\fR [\\fIglobal "
+                "options\\fR] \\fICOMMAND\\fR [\\fIoptions\\fR] "
+                "[\\fIarguments\\fR]\n.SH DESCRIPTION\nsandrun turns an OCI "
+                "bundle (config.json and a root filesystem) into a container, "
+                "and is driven by engines (podman, Docker, containerd) with "
+                "the commands and flags of runc.\n.SH GLOBAL OPTIONS\n",
+           PACKAGE_VERSION);
+  man_opts (out, global_opts);
+  fputs (".SH COMMANDS\n", out);
+  for (size_t i = 0; i < ARRAY_SIZE (commands); i++)
+    {
+      const struct help_cmd *c = &commands[i];
+      fprintf (out, ".SS %s", c->name);
+      if (c->operands[0])
+        {
+          fputc (' ', out);
+          roff (out, c->operands);
+        }
+      fputc ('\n', out);
+      roff (out, c->summary);
+      fputs (".\n", out);
+      if (c->opts[0].names != NULL)
+        {
+          fputs (".RS\n", out);
+          man_opts (out, c->opts);
+          fputs (".RE\n", out);
+        }
+    }
+  fputs (".SH EXIT STATUS\n0 on success, 1 on an error (one line on stderr "
+         "naming the container, the operation and the cause).  \\fBrun\\fR "
+         "and \\fBexec\\fR exit with the status of the container's process, "
+         "128+N when signal N killed it; \\fBexec\\fR exits 255 when the "
+         "process could not be started.\n.SH FILES\n.TP\n"
+         SR_DEFAULT_ROOT "/\\fIID\\fR/state.json\nThe state of container "
+         "\\fIID\\fR (another directory with \\fB\\-\\-root\\fR).\n"
+         ".SH SEE ALSO\nrunc(8), crun(1), the OCI runtime specification\n",
+         out);
+}
+
+int
+cmd_help (const struct sr_globals *g, int argc, char **argv, sr_error **err)
+{
+  (void) g;
+  if (argc > 2)
+    return sr_fail (err, EINVAL, "help: usage: sandrun help [COMMAND]"), 1;
+  if (argc == 1)
+    {
+      cmd_help_main (stdout);
+      return 0;
+    }
+  if (strcmp (argv[1], "--man") == 0)
+    {
+      man_page (stdout);
+      return 0;
+    }
+  if (cmd_help_command (argv[1], stdout) < 0)
+    return sr_fail (err, EINVAL, "help: unknown command \"%s\"", argv[1]), 1;
+  return 0;
+}
