@@ -91,16 +91,25 @@ names_add (struct names *l, const char *s)
   l->v[l->n++] = s;
 }
 
-/* Every name an accessor `name_at (i)` gives until NULL. */
+/* Every name an accessor `name_at (i)` gives until NULL, but those for
+ * which `works (i)`, when given, is false. */
+static void
+gen_table_if (yajl_gen g, const char *key, const char *(*name_at) (size_t),
+              bool (*works) (size_t), bool sort)
+{
+  struct names l = { 0 };
+  for (size_t i = 0; name_at (i) != NULL; i++)
+    if (works == NULL || works (i))
+      names_add (&l, name_at (i));
+  gen_list (g, key, l.v, l.n, sort);
+  free (l.v);
+}
+
 static void
 gen_table (yajl_gen g, const char *key, const char *(*name_at) (size_t),
            bool sort)
 {
-  struct names l = { 0 };
-  for (size_t i = 0; name_at (i) != NULL; i++)
-    names_add (&l, name_at (i));
-  gen_list (g, key, l.v, l.n, sort);
-  free (l.v);
+  gen_table_if (g, key, name_at, NULL, sort);
 }
 
 /* ---- sections ---- */
@@ -215,8 +224,11 @@ gen_linux (yajl_gen g)
   gen_enabled (g, "intelRdt", false);
   gen_str (g, "memoryPolicy");
   yajl_gen_map_open (g);
-  gen_table (g, "modes", sr_memory_policy_mode_name, true);
-  gen_table (g, "flags", sr_memory_policy_flag_name, true);
+  /* What this kernel takes: the modes are newer than some kernels. */
+  gen_table_if (g, "modes", sr_memory_policy_mode_name,
+                sr_memory_policy_mode_works, true);
+  gen_table_if (g, "flags", sr_memory_policy_flag_name,
+                sr_memory_policy_flag_works, true);
   yajl_gen_map_close (g);
   gen_str (g, "mountExtensions");
   yajl_gen_map_open (g);

@@ -90,6 +90,10 @@ int sr_memory_policy_apply (const oci_memory_policy *mp, sr_error **err);
 /* The recognised names, for `sandrun features`: NULL past the end. */
 const char *sr_memory_policy_mode_name (size_t i);
 const char *sr_memory_policy_flag_name (size_t i);
+/* Whether this kernel takes the i-th mode or flag (a set_mempolicy probe on
+ * the calling thread, which gets the default policy back). */
+bool sr_memory_policy_mode_works (size_t i);
+bool sr_memory_policy_flag_works (size_t i);
 
 /* ---- netdev.c ---- */
 

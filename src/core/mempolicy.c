@@ -41,6 +41,38 @@ sr_memory_policy_flag_name (size_t i)
   return i < ARRAY_SIZE (mpol_flags) ? mpol_flags[i].name : NULL;
 }
 
+/* Whether this kernel takes `mode` (a value of mpol_modes, maybe with
+ * flags) for this thread, which then gets the default policy back.  A mode
+ * newer than the kernel (MPOL_WEIGHTED_INTERLEAVE before 6.9) is EINVAL. */
+static bool
+kernel_takes (int mode)
+{
+  unsigned long node0 = 1;
+  int base = mode & 0xff;
+  /* DEFAULT and LOCAL take no node; the others node 0, which every NUMA
+   * kernel has.  maxnode 2: the kernel reads one bit less. */
+  bool none = base == 0 || base == 4;
+  long r = syscall (SYS_set_mempolicy, mode, none ? NULL : &node0,
+                    none ? 0UL : 2UL);
+
+  (void) syscall (SYS_set_mempolicy, 0, NULL, 0UL);
+  return r == 0;
+}
+
+bool
+sr_memory_policy_mode_works (size_t i)
+{
+  return i < ARRAY_SIZE (mpol_modes) && kernel_takes (mpol_modes[i].value);
+}
+
+/* A flag with MPOL_BIND, which each of them goes with. */
+bool
+sr_memory_policy_flag_works (size_t i)
+{
+  return i < ARRAY_SIZE (mpol_flags)
+         && kernel_takes (2 | mpol_flags[i].value);
+}
+
 /* mode | flags, the first argument of set_mempolicy. */
 static int
 policy_mode (const oci_memory_policy *mp, int *out, sr_error **err)
