@@ -1,4 +1,4 @@
-/* sandrun: argv -> command table; global flags; exit codes. */
+/* sandrun: global flags, then the command (src/cmd/help.c's table). */
 #include <getopt.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -11,21 +11,6 @@
 #include "sandrun/log.h"
 #include "sandrun/state.h"
 #include "sandrun/util.h"
-
-static const struct
-{
-  const char *name;
-  sr_cmd_fn fn;
-} commands[] = {
-  { "create", cmd_create },     { "start", cmd_start },
-  { "run", cmd_run },           { "state", cmd_state },
-  { "kill", cmd_kill },         { "delete", cmd_delete },
-  { "list", cmd_list },         { "ps", cmd_ps },
-  { "exec", cmd_exec },         { "pause", cmd_pause },
-  { "resume", cmd_resume },     { "update", cmd_update },
-  { "events", cmd_events },     { "spec", cmd_spec },
-  { "features", cmd_features }, { "help", cmd_help },
-};
 
 static void
 version (void)
@@ -111,7 +96,7 @@ main (int argc, char **argv, char **envp)
       return 1;
     }
   if (cmd_wants_help (argv[first], argc - first, argv + first))
-    return cmd_help_command (argv[first], stdout) < 0 ? 1 : 0;
+    return cmd_help_command (argv[first], stdout), 0;
   /* Before anything can enter a container (CVE-2019-5736). */
   if (sr_exeseal_ensure (argv[first], argv, &err) < 0)
     {
@@ -119,16 +104,16 @@ main (int argc, char **argv, char **envp)
       return 1;
     }
 
-  const char *name = argv[first];
-  for (size_t i = 0; i < ARRAY_SIZE (commands); i++)
-    if (strcmp (commands[i].name, name) == 0)
-      {
-        optind = 0; /* a full getopt reset for the command's own flags */
-        status = commands[i].fn (&g, argc - first, argv + first, &err);
-        if (err != NULL)
-          sr_log_fatal_error (err);
-        return status;
-      }
-  fprintf (stderr, "sandrun: unknown command \"%s\" (see sandrun --help)\n", name);
-  return 1;
+  sr_cmd_fn fn = cmd_find (argv[first]);
+  if (fn == NULL)
+    {
+      fprintf (stderr, "sandrun: unknown command \"%s\" (see sandrun --help)\n",
+               argv[first]);
+      return 1;
+    }
+  optind = 0; /* a full getopt reset for the command's own flags */
+  status = fn (&g, argc - first, argv + first, &err);
+  if (err != NULL)
+    sr_log_fatal_error (err);
+  return status;
 }

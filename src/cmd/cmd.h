@@ -29,9 +29,11 @@ int cmd_events (const struct sr_globals *g, int argc, char **argv, sr_error **er
 int cmd_features (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 int cmd_help (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 
-/* help.c: `sandrun --help`; whether `argv` (a command's, argv[0] its name)
- * asks for the command's help among its options; the command's help
- * (-1 for an unknown command). */
+/* help.c: the handler of a command, or NULL for an unknown one;
+ * `sandrun --help`; whether `argv` (a command's, argv[0] its name) asks for
+ * the command's help among its options; the command's help (-1 for an
+ * unknown command). */
+sr_cmd_fn cmd_find (const char *name);
 void cmd_help_main (FILE *out);
 bool cmd_wants_help (const char *name, int argc, char **argv);
 int cmd_help_command (const char *name, FILE *out);

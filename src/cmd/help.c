@@ -1,6 +1,7 @@
-/* The help texts: `sandrun --help`, `sandrun COMMAND --help`, `sandrun help
- * [COMMAND]`, and the man page (`sandrun help --man`, which `make` runs to
- * write sandrun.8), all from the one table below. */
+/* The command table: each command's handler (main dispatches through
+ * cmd_find) and its help, from which come `sandrun --help`, `sandrun COMMAND
+ * --help`, `sandrun help [COMMAND]` and the man page (`sandrun help --man`,
+ * which `make` runs to write sandrun.8). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,9 +21,11 @@ struct help_opt
 struct help_cmd
 {
   const char *name;
+  sr_cmd_fn fn;
   const char *operands; /* after the options */
   const char *summary;
   const struct help_opt *opts;
+  const struct help_opt *more; /* NULL, or further options (run's own) */
 };
 
 #define END { NULL, NULL, NULL }
@@ -38,14 +41,8 @@ static const struct help_opt create_opts[] = {
   END,
 };
 
-static const struct help_opt run_opts[] = {
-  { "-b, --bundle", "DIR", "the bundle (default: the current directory)" },
-  { "--console-socket", "PATH",
-    "a unix socket that receives the terminal's master fd" },
-  { "--pid-file", "FILE", "write the init's pid to FILE" },
-  { "--no-pivot", NULL, "move the root instead of pivot_root (ramfs)" },
-  { "--no-new-keyring", NULL, "keep the caller's session keyring" },
-  { "--preserve-fds", "N", "pass fds 3 to 3+N-1 on to the process" },
+/* run takes create's options, and these. */
+static const struct help_opt run_only_opts[] = {
   { "-d, --detach", NULL, "return once the container runs" },
   { "--keep", NULL, "do not delete the container when it exits" },
   { "--no-subreaper", NULL, "accepted for runc compatibility" },
@@ -135,36 +132,38 @@ static const struct help_opt spec_opts[] = {
 static const struct help_opt no_opts[] = { END };
 
 static const struct help_cmd commands[] = {
-  { "create", "<container-id>", "create a container", create_opts },
-  { "start", "<container-id>", "start the process of a created container",
-    no_opts },
-  { "run", "<container-id>",
-    "create and start a container, and wait for it", run_opts },
-  { "state", "<container-id>", "print the state of a container (JSON)",
-    no_opts },
-  { "kill", "<container-id> [SIGNAL]",
+  { "create", cmd_create, "<container-id>", "create a container", create_opts,
+    NULL },
+  { "start", cmd_start, "<container-id>",
+    "start the process of a created container", no_opts, NULL },
+  { "run", cmd_run, "<container-id>",
+    "create and start a container, and wait for it", create_opts,
+    run_only_opts },
+  { "state", cmd_state, "<container-id>",
+    "print the state of a container (JSON)", no_opts, NULL },
+  { "kill", cmd_kill, "<container-id> [SIGNAL]",
     "send a signal (default SIGTERM) to the init process of a container",
-    kill_opts },
-  { "delete", "<container-id>", "delete a container and everything it holds",
-    delete_opts },
-  { "list", "", "list the containers", list_opts },
-  { "ps", "<container-id> [ps options]", "list the processes of a container",
-    ps_opts },
-  { "exec", "<container-id> [COMMAND [ARG...]]",
-    "run a new process inside a container", exec_opts },
-  { "pause", "<container-id>", "suspend every process of a container",
-    no_opts },
-  { "resume", "<container-id>", "resume the processes of a paused container",
-    no_opts },
-  { "update", "<container-id>", "update the resource limits of a container",
-    update_opts },
-  { "events", "<container-id>", "print stats and OOM events of a container",
-    events_opts },
-  { "spec", "", "write a default config.json", spec_opts },
-  { "features", "", "print the features this runtime implements (JSON)",
-    no_opts },
-  { "help", "[COMMAND]", "print the help of sandrun or of a command",
-    no_opts },
+    kill_opts, NULL },
+  { "delete", cmd_delete, "<container-id>",
+    "delete a container and everything it holds", delete_opts, NULL },
+  { "list", cmd_list, "", "list the containers", list_opts, NULL },
+  { "ps", cmd_ps, "<container-id> [ps options]",
+    "list the processes of a container", ps_opts, NULL },
+  { "exec", cmd_exec, "<container-id> [COMMAND [ARG...]]",
+    "run a new process inside a container", exec_opts, NULL },
+  { "pause", cmd_pause, "<container-id>",
+    "suspend every process of a container", no_opts, NULL },
+  { "resume", cmd_resume, "<container-id>",
+    "resume the processes of a paused container", no_opts, NULL },
+  { "update", cmd_update, "<container-id>",
+    "update the resource limits of a container", update_opts, NULL },
+  { "events", cmd_events, "<container-id>",
+    "print stats and OOM events of a container", events_opts, NULL },
+  { "spec", cmd_spec, "", "write a default config.json", spec_opts, NULL },
+  { "features", cmd_features, "",
+    "print the features this runtime implements (JSON)", no_opts, NULL },
+  { "help", cmd_help, "[COMMAND]", "print the help of sandrun or of a command",
+    no_opts, NULL },
 };
 
 static const struct help_opt global_opts[] = {
@@ -185,6 +184,13 @@ find_command (const char *name)
     if (strcmp (commands[i].name, name) == 0)
       return &commands[i];
   return NULL;
+}
+
+sr_cmd_fn
+cmd_find (const char *name)
+{
+  const struct help_cmd *c = find_command (name);
+  return c != NULL ? c->fn : NULL;
 }
 
 static void
@@ -222,6 +228,8 @@ print_command (FILE *out, const struct help_cmd *c)
     {
       fprintf (out, "\nOptions:\n");
       print_opts (out, c->opts);
+      if (c->more != NULL)
+        print_opts (out, c->more);
     }
 }
 
@@ -235,18 +243,28 @@ names_have (const char *names, const char *arg, size_t len)
   return false;
 }
 
+/* The option of table `o` spelt `arg`, or NULL. */
+static const struct help_opt *
+find_opt (const struct help_opt *o, const char *arg)
+{
+  for (; o != NULL && o->names != NULL; o++)
+    if (names_have (o->names, arg, strlen (arg)))
+      return o;
+  return NULL;
+}
+
 /* Whether the option `arg` is one of `c`'s that take a separate value. */
 static bool
 takes_value (const struct help_cmd *c, const char *arg)
 {
-  size_t len = strlen (arg);
+  const struct help_opt *o;
 
-  if (strchr (arg, '=') != NULL || (arg[1] != '-' && len != 2))
+  if (strchr (arg, '=') != NULL || (arg[1] != '-' && strlen (arg) != 2))
     return false; /* "--opt=value", "-bDIR" */
-  for (const struct help_opt *o = c->opts; o->names != NULL; o++)
-    if (names_have (o->names, arg, len))
-      return o->arg != NULL;
-  return false;
+  o = find_opt (c->opts, arg);
+  if (o == NULL)
+    o = find_opt (c->more, arg);
+  return o != NULL && o->arg != NULL;
 }
 
 bool
@@ -349,6 +367,8 @@ man_page (FILE *out)
         {
           fputs (".RS\n", out);
           man_opts (out, c->opts);
+          if (c->more != NULL)
+            man_opts (out, c->more);
           fputs (".RE\n", out);
         }
     }
