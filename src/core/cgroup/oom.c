@@ -36,7 +36,7 @@ struct sr_cgroup_oom
   bool v2;
   uint64_t kills;   /* oom_kill at the last look */
   uint64_t ooms;    /* v2's "oom" at the last look */
-  uint64_t pending; /* notifications since the counters were last read */
+  uint64_t pending; /* v1: notifications since the counters were last read */
   int64_t last_ms; /* the last notification of the episode */
   bool uncounted;   /* that event was an OOM without a counted kill */
 };
@@ -144,7 +144,8 @@ sr_cgroup_oom_fd (const sr_cgroup_oom *w)
   return w->fd;
 }
 
-/* Count what woke us up: v1's eventfd counter, v2's IN_MODIFY events. */
+/* Consume what woke us up.  v1 counts its eventfd's notifications; v2's
+ * inotify events are only drained (memory.events itself is what counts). */
 static void
 drain (struct sr_cgroup_oom *w)
 {
@@ -155,16 +156,18 @@ drain (struct sr_cgroup_oom *w)
         w->pending += v;
       return;
     }
-  char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
-  ssize_t len;
-  while ((len = read (w->fd, buf, sizeof buf)) > 0)
-    for (char *p = buf; p < buf + len;)
-      {
-        const struct inotify_event *ev = (const struct inotify_event *) p;
-        if (ev->mask & IN_MODIFY)
-          w->pending++;
-        p += sizeof *ev + ev->len;
-      }
+  char buf[4096];
+  while (read (w->fd, buf, sizeof buf) > 0)
+    ;
+}
+
+/* Up to 10 ms for a notification, consumed if one comes. */
+static void
+wait_drain (struct sr_cgroup_oom *w)
+{
+  struct pollfd p = { .fd = w->fd, .events = POLLIN };
+  if (poll (&p, 1, 10) > 0)
+    drain (w);
 }
 
 /* How long v1's removal notification may take to arrive (the kernel
@@ -184,11 +187,7 @@ ooms_before_removal (struct sr_cgroup_oom *w)
     return false;
   for (unsigned waited = 0; w->pending < 2 && waited < REMOVAL_SETTLE_MS;
        waited += 10)
-    {
-      struct pollfd p = { .fd = w->fd, .events = POLLIN };
-      if (poll (&p, 1, 10) > 0)
-        drain (w);
-    }
+    wait_drain (w);
   return w->pending > 1;
 }
 
@@ -211,7 +210,7 @@ episode_events (struct sr_cgroup_oom *w, uint64_t kills, bool oom)
     }
   /* An episode lasts while notifications keep coming: the allocations of
    * the other tasks go on failing until the victim has freed its memory. */
-  if (n > 0 || kills > 0 || oom)
+  if (kills > 0 || oom)
     w->last_ms = now;
   return n;
 }
@@ -228,9 +227,7 @@ wait_for_kill (struct sr_cgroup_oom *w, uint64_t *kills, uint64_t *ooms, bool *g
 {
   for (unsigned waited = 0; *kills <= w->kills && waited < KILL_SETTLE_MS; waited += 10)
     {
-      struct pollfd p = { .fd = w->fd, .events = POLLIN };
-      if (poll (&p, 1, 10) > 0)
-        drain (w);
+      wait_drain (w);
       if (read_counters (w, kills, ooms, gone, err) < 0)
         return -1;
       if (*gone)
