@@ -92,22 +92,28 @@ sr_cg_device_rules (const oci_resources *res, const oci_device *devs,
   return 0;
 }
 
+void
+sr_cg_dev_access_str (unsigned access, char out[4])
+{
+  size_t k = 0;
+  if (access & SR_DEV_READ)
+    out[k++] = 'r';
+  if (access & SR_DEV_WRITE)
+    out[k++] = 'w';
+  if (access & SR_DEV_MKNOD)
+    out[k++] = 'm';
+  out[k] = '\0';
+}
+
 static void
 format_rule (const struct sr_cg_dev_rule *r, char *buf, size_t len)
 {
   char major[24] = "*", minor[24] = "*", access[4];
-  size_t a = 0;
   if (r->major >= 0)
     snprintf (major, sizeof major, "%" PRId64, r->major);
   if (r->minor >= 0)
     snprintf (minor, sizeof minor, "%" PRId64, r->minor);
-  if (r->access & SR_DEV_READ)
-    access[a++] = 'r';
-  if (r->access & SR_DEV_WRITE)
-    access[a++] = 'w';
-  if (r->access & SR_DEV_MKNOD)
-    access[a++] = 'm';
-  access[a] = '\0';
+  sr_cg_dev_access_str (r->access, access);
   if (r->type == 'a')
     snprintf (buf, len, "a");
   else

@@ -32,6 +32,10 @@ int sr_cg_device_rules (const oci_resources *res, const oci_device *devs,
                         size_t ndevs, struct sr_cg_dev_rule **out, size_t *n,
                         sr_error **err);
 
+/* SR_DEV_* as "rwm" (a subset, in that order), as devices.allow and
+ * systemd's DeviceAllow= write it. */
+void sr_cg_dev_access_str (unsigned access, char out[4]);
+
 int sr_cg_v1_devices (int dirfd, const struct sr_cg_dev_rule *rules,
                       size_t n, sr_error **err);
 

@@ -96,19 +96,6 @@ entry_path (const struct sr_cg_dev_rule *e)
 }
 
 static void
-entry_perms (unsigned access, char perms[4])
-{
-  size_t k = 0;
-  if (access & SR_DEV_READ)
-    perms[k++] = 'r';
-  if (access & SR_DEV_WRITE)
-    perms[k++] = 'w';
-  if (access & SR_DEV_MKNOD)
-    perms[k++] = 'm';
-  perms[k] = '\0';
-}
-
-static void
 fill_allow (struct sr_sd_prop *x, const struct allow_list *l)
 {
   x->devs = xcalloc (l->len ? l->len : 1, sizeof *x->devs);
@@ -119,7 +106,7 @@ fill_allow (struct sr_sd_prop *x, const struct allow_list *l)
       if (path == NULL)
         continue;
       x->devs[x->len].path = path;
-      entry_perms (e->access, x->devs[x->len].perms);
+      sr_cg_dev_access_str (e->access, x->devs[x->len].perms);
       x->len++;
     }
 }

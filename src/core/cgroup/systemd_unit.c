@@ -62,12 +62,14 @@ valid_unit_chars (const char *s)
   return true;
 }
 
+/* `what`: "systemd unit name" or "slice name", for the message. */
 static int
-check_unit_name (const char *name, const char *cgroups_path, sr_error **err)
+check_unit_name (const char *name, const char *what, const char *cgroups_path,
+                 sr_error **err)
 {
   if (strlen (name) > UNIT_NAME_MAX || !valid_unit_chars (name))
-    return sr_fail (err, EINVAL, "cgroupsPath \"%s\": invalid systemd unit "
-                    "name \"%s\"", cgroups_path, name);
+    return sr_fail (err, EINVAL, "cgroupsPath \"%s\": invalid %s \"%s\"",
+                    cgroups_path, what, name);
   return 0;
 }
 
@@ -110,13 +112,12 @@ unit_from_fields (char *const f[3], const char *cgroups_path,
     u->name = xasprintf ("%s.scope", f[2]);
   else
     u->name = xasprintf ("%s-%s.scope", f[1], f[2]);
-  if (check_unit_name (u->name, cgroups_path, err) < 0)
+  if (check_unit_name (u->name, "systemd unit name", cgroups_path, err) < 0)
     return -1;
 
   _cleanup_free_ char *parent = NULL;
-  if (strlen (slice) > UNIT_NAME_MAX || !valid_unit_chars (slice))
-    return sr_fail (err, EINVAL, "cgroupsPath \"%s\": invalid slice name "
-                    "\"%s\"", cgroups_path, slice);
+  if (check_unit_name (slice, "slice name", cgroups_path, err) < 0)
+    return -1;
   if (sr_sd_expand_slice (slice, &parent, err) < 0)
     return sr_wrap (err, "cgroupsPath \"%s\"", cgroups_path);
   if (!u->is_slice)
