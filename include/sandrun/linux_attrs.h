@@ -34,11 +34,11 @@ int sr_linux_attrs_process (const oci_config *cfg, sr_error **err);
  * process gets at execve. */
 int sr_linux_attrs_exec_labels (const oci_process *p, sr_error **err);
 
-/* Every CPU the cgroup allows, for the init and an exec'd process without
- * execCPUAffinity: a runtime started pinned (taskset, systemd's
- * CPUAffinity=, a pinned shim) must not pin the container (as runc 1.2).
- * Best effort. */
-void sr_cpu_affinity_reset (void);
+/* Every CPU the cgroup allows, for the init and an exec'd process whose
+ * execCPUAffinity `a` (may be NULL) sets no initial list: a runtime started
+ * pinned (taskset, systemd's CPUAffinity=, a pinned shim) must not pin the
+ * container (as runc 1.2).  Best effort. */
+void sr_cpu_affinity_reset (const oci_exec_cpu_affinity *a);
 
 /* linux.mountLabel (selinux.c), as runc applies it.  sr_selinux_check, in
  * the parent, has refused a label with a double quote or a line break and

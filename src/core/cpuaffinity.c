@@ -81,9 +81,12 @@ sr_exec_cpu_affinity_final (const oci_exec_cpu_affinity *a, sr_error **err)
 }
 
 void
-sr_cpu_affinity_reset (void)
+sr_cpu_affinity_reset (const oci_exec_cpu_affinity *a)
 {
   cpu_set_t all;
+
+  if (a != NULL && list_set (a->initial))
+    return;
   memset (&all, 0xff, sizeof all);
   /* The kernel keeps the CPUs of the cgroup's cpuset; failing, the process
    * keeps the runtime's affinity, as before runc 1.2. */

@@ -199,9 +199,7 @@ exec_run (struct sr_exec_child *x, int sync, sr_error **err)
     return -1;
   if (enter_container (x, sync, err) < 0)
     return -1;
-  if (p->exec_cpu_affinity == NULL || p->exec_cpu_affinity->initial == NULL
-      || p->exec_cpu_affinity->initial[0] == '\0')
-    sr_cpu_affinity_reset ();
+  sr_cpu_affinity_reset (p->exec_cpu_affinity);
   /* Not the runtime's session keyring: the container's, as runc's exec. */
   if (sr_init_join_session_keyring (s->id, err) < 0
       || sr_init_setup_process (s, sync, false, err) < 0)

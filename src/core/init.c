@@ -402,7 +402,7 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
     }
   if (sr_sync_expect_step (sync, SR_STEP_CGROUP_DONE, err) < 0)
     return -1;
-  sr_cpu_affinity_reset ();
+  sr_cpu_affinity_reset (NULL);
   if ((ctx->ns.new_flags & CLONE_NEWCGROUP) && unshare (CLONE_NEWCGROUP) < 0)
     return sr_fail (err, errno, "create cgroup namespace");
   if (ctx->want_state_data && receive_state_json (sync, &state_json, err) < 0)
