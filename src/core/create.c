@@ -432,6 +432,16 @@ finish_create (struct create_txn *t, sr_error **err)
   return 0;
 }
 
+/* Say what the init reported failing after GO: its exit status follows,
+ * so run's own error path does not. */
+static void
+log_init_error (const struct create_txn *t, sr_error *e)
+{
+  sr_wrap (&e, "run \"%s\"", t->id);
+  sr_log_fatal_error (e);
+  sr_error_free (e);
+}
+
 /* A foreground run does not wait for the execve: an error the init sent
  * after GO (a startContainer hook, execve itself) is read once it is gone,
  * from what is left on the socket. */
@@ -443,11 +453,7 @@ report_late_init_error (struct create_txn *t)
   if (fl < 0 || fcntl (t->spawn.sync_fd, F_SETFL, fl | O_NONBLOCK) < 0)
     return;
   if (sr_sync_wait_exec (t->spawn.sync_fd, &e) < 0)
-    {
-      sr_wrap (&e, "run \"%s\"", t->id);
-      sr_log_fatal_error (e);
-      sr_error_free (e);
-    }
+    log_init_error (t, e);
 }
 
 static int
@@ -468,10 +474,7 @@ start_now (struct create_txn *t, int *exit_status, const sigset_t *set, sr_error
               *err = e;
               return -1;
             }
-          /* The init's exit status follows; say why first. */
-          sr_wrap (&e, "run \"%s\"", t->id);
-          sr_log_fatal_error (e);
-          sr_error_free (e);
+          log_init_error (t, e);
           started = false;
         }
     }
