@@ -15,6 +15,7 @@
 #include "oci-spec/oci-spec.h"
 #include "sandrun/cgroup_systemd.h"
 #include "sandrun/features.h"
+#include "sandrun/jsongen.h"
 #include "sandrun/mountopt.h"
 #include "sandrun/namespaces.h"
 #include "sandrun/process.h"
@@ -36,15 +37,9 @@ static const char *const hook_kinds[] = {
 /* ---- yajl helpers ---- */
 
 static void
-gen_str (yajl_gen g, const char *s)
-{
-  yajl_gen_string (g, (const unsigned char *) s, strlen (s));
-}
-
-static void
 gen_bool_field (yajl_gen g, const char *key, bool v)
 {
-  gen_str (g, key);
+  sr_json_gen_str (g, key);
   yajl_gen_bool (g, v);
 }
 
@@ -52,7 +47,7 @@ gen_bool_field (yajl_gen g, const char *key, bool v)
 static void
 gen_enabled (yajl_gen g, const char *key, bool v)
 {
-  gen_str (g, key);
+  sr_json_gen_str (g, key);
   yajl_gen_map_open (g);
   gen_bool_field (g, "enabled", v);
   yajl_gen_map_close (g);
@@ -70,10 +65,10 @@ gen_list (yajl_gen g, const char *key, const char **v, size_t n, bool sort)
 {
   if (sort)
     qsort (v, n, sizeof *v, cmp_str);
-  gen_str (g, key);
+  sr_json_gen_str (g, key);
   yajl_gen_array_open (g);
   for (size_t i = 0; i < n; i++)
-    gen_str (g, v[i]);
+    sr_json_gen_str (g, v[i]);
   yajl_gen_array_close (g);
 }
 
@@ -187,7 +182,7 @@ gen_seccomp_flags (yajl_gen g)
 static void
 gen_seccomp (yajl_gen g)
 {
-  gen_str (g, "seccomp");
+  sr_json_gen_str (g, "seccomp");
   yajl_gen_map_open (g);
   gen_bool_field (g, "enabled", true);
   gen_table (g, "actions", sr_seccomp_action_name, true);
@@ -200,7 +195,7 @@ gen_seccomp (yajl_gen g)
 static void
 gen_cgroup (yajl_gen g)
 {
-  gen_str (g, "cgroup");
+  sr_json_gen_str (g, "cgroup");
   yajl_gen_map_open (g);
   gen_bool_field (g, "v1", true);
   gen_bool_field (g, "v2", true);
@@ -213,7 +208,7 @@ gen_cgroup (yajl_gen g)
 static void
 gen_linux (yajl_gen g)
 {
-  gen_str (g, "linux");
+  sr_json_gen_str (g, "linux");
   yajl_gen_map_open (g);
   gen_table (g, "namespaces", sr_ns_type_name, true);
   gen_table (g, "capabilities", sr_cap_name_at, false);
@@ -222,7 +217,7 @@ gen_linux (yajl_gen g)
   gen_enabled (g, "apparmor", true);
   gen_enabled (g, "selinux", false);
   gen_enabled (g, "intelRdt", false);
-  gen_str (g, "memoryPolicy");
+  sr_json_gen_str (g, "memoryPolicy");
   yajl_gen_map_open (g);
   /* What this kernel takes: the modes are newer than some kernels. */
   gen_table_if (g, "modes", sr_memory_policy_mode_name,
@@ -230,7 +225,7 @@ gen_linux (yajl_gen g)
   gen_table_if (g, "flags", sr_memory_policy_flag_name,
                 sr_memory_policy_flag_works, true);
   yajl_gen_map_close (g);
-  gen_str (g, "mountExtensions");
+  sr_json_gen_str (g, "mountExtensions");
   yajl_gen_map_open (g);
   gen_enabled (g, "idmap", mount_option_supported ("idmap"));
   yajl_gen_map_close (g);
@@ -245,12 +240,12 @@ gen_annotations (yajl_gen g)
   _cleanup_free_ char *libseccomp
       = xasprintf ("%u.%u.%u", v->major, v->minor, v->micro);
 
-  gen_str (g, "annotations");
+  sr_json_gen_str (g, "annotations");
   yajl_gen_map_open (g);
-  gen_str (g, "io.github.seccomp.libseccomp.version");
-  gen_str (g, libseccomp);
-  gen_str (g, "run.oci.sandrun.version");
-  gen_str (g, PACKAGE_VERSION);
+  sr_json_gen_str (g, "io.github.seccomp.libseccomp.version");
+  sr_json_gen_str (g, libseccomp);
+  sr_json_gen_str (g, "run.oci.sandrun.version");
+  sr_json_gen_str (g, PACKAGE_VERSION);
   yajl_gen_map_close (g);
 }
 
@@ -287,10 +282,10 @@ sr_features_json (void)
   yajl_gen_config (g, yajl_gen_beautify, 1);
   yajl_gen_config (g, yajl_gen_indent_string, "    ");
   yajl_gen_map_open (g);
-  gen_str (g, "ociVersionMin");
-  gen_str (g, "1.0.0");
-  gen_str (g, "ociVersionMax");
-  gen_str (g, OCI_SPEC_VERSION);
+  sr_json_gen_str (g, "ociVersionMin");
+  sr_json_gen_str (g, "1.0.0");
+  sr_json_gen_str (g, "ociVersionMax");
+  sr_json_gen_str (g, OCI_SPEC_VERSION);
   gen_list (g, "hooks", (const char **) hook_kinds, ARRAY_SIZE (hook_kinds),
             false);
   gen_mount_options (g);

@@ -11,6 +11,7 @@
 
 #include "oci-spec/oci-spec.h"
 #include "sandrun/fdpass.h"
+#include "sandrun/jsongen.h"
 #include "sandrun/seccomp.h"
 #include "sandrun/util.h"
 
@@ -31,12 +32,6 @@ yajl_tree_freep (yajl_val *v)
     yajl_tree_free (*v);
 }
 
-static void
-gen_str (yajl_gen g, const char *s)
-{
-  yajl_gen_string (g, (const unsigned char *) s, strlen (s));
-}
-
 /* Re-emit a parsed value: yajl_gen has no way to splice raw JSON. */
 static int
 gen_value (yajl_gen g, yajl_val v, int depth)
@@ -48,7 +43,7 @@ gen_value (yajl_gen g, yajl_val v, int depth)
   switch (v->type)
     {
     case yajl_t_string:
-      gen_str (g, v->u.string);
+      sr_json_gen_str (g, v->u.string);
       return 0;
     case yajl_t_number:
       /* The original text keeps integers beyond double precision exact. */
@@ -72,7 +67,7 @@ gen_value (yajl_gen g, yajl_val v, int depth)
       yajl_gen_map_open (g);
       for (i = 0; i < v->u.object.len; i++)
         {
-          gen_str (g, v->u.object.keys[i]);
+          sr_json_gen_str (g, v->u.object.keys[i]);
           if (gen_value (g, v->u.object.values[i], depth + 1) < 0)
             return -1;
         }
@@ -110,21 +105,21 @@ process_state_json (const oci_seccomp *profile, pid_t process_pid,
   if (g == NULL)
     return sr_fail (err, ENOMEM, "seccomp listener: yajl_gen_alloc");
   yajl_gen_map_open (g);
-  gen_str (g, "ociVersion");
-  gen_str (g, OCI_SPEC_VERSION);
-  gen_str (g, "fds");
+  sr_json_gen_str (g, "ociVersion");
+  sr_json_gen_str (g, OCI_SPEC_VERSION);
+  sr_json_gen_str (g, "fds");
   yajl_gen_array_open (g);
-  gen_str (g, "seccompFd");
+  sr_json_gen_str (g, "seccompFd");
   yajl_gen_array_close (g);
   /* The process the filter belongs to (an exec'd one is not the init). */
-  gen_str (g, "pid");
+  sr_json_gen_str (g, "pid");
   yajl_gen_integer (g, process_pid > 0 ? process_pid : YAJL_GET_INTEGER (pid));
   if (profile->listener_metadata != NULL)
     {
-      gen_str (g, "metadata");
-      gen_str (g, profile->listener_metadata);
+      sr_json_gen_str (g, "metadata");
+      sr_json_gen_str (g, profile->listener_metadata);
     }
-  gen_str (g, "state");
+  sr_json_gen_str (g, "state");
   if (gen_value (g, state, 0) < 0)
     return sr_fail (err, 0,
                     "seccomp listener: container state too "
