@@ -5,15 +5,15 @@
 # load hits every variant alike:
 #
 #   rw   the binary on a writable filesystem: re-executes itself from a
-#        detached read-only bind (or a sealed memfd where that fails)
-#   ro   the same binary on a read-only bind mount: the defence only checks
-#        (fstatvfs) and goes on, as if it were compiled out
+#        read-only overlayfs view (or a sealed memfd where that fails)
+#   ro   the same binary on a read-only filesystem (a tmpfs remounted ro):
+#        the defence only checks and goes on, as if it were compiled out
 #
 # and for each, two commands: `run` of a busybox bundle whose process is
 # `true`, and a `run` that fails right after the defence (missing bundle),
 # which isolates the defence's own cost.  Prints medians and p90 in ms.
 # Needs root and busybox-static.  To time the memfd fallback, pass a binary
-# built with the open_tree method removed from exeseal.c.
+# built with the overlay method removed from exeseal.c.
 set -euo pipefail
 
 REPO_ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$WORK/rw" "$WORK/ro" "$WORK/times" "$WORK/root"
+mount -t tmpfs -o size=256m tmpfs "$WORK/ro"
 "$REPO_ROOT/contrib/scripts/mkbundle.sh" --no-terminal "$WORK/bundle" -- true >/dev/null
 
 variants=()
@@ -39,8 +40,7 @@ for b in "${BINARIES[@]}"; do
 	cp "$b" "$WORK/ro/$name"
 	variants+=("rw/$name" "ro/$name")
 done
-mount --bind "$WORK/ro" "$WORK/ro"
-mount -o remount,bind,ro "$WORK/ro"
+mount -o remount,ro "$WORK/ro"
 
 now_us() { echo $(($(date +%s%N) / 1000)); }
 

@@ -1,18 +1,20 @@
 /* The defence against CVE-2019-5736: a container process must never get a
  * writable handle on the runtime binary through /proc/<pid>/exe of a runtime
- * process (the parent of a create/run/exec, or the init before its execve).
+ * process (the parent of a create/run/exec, or the init before its execve),
+ * nor any handle whose write attempts touch the binary's inode (each one
+ * takes write access on it for an instant, and an execve of the binary at
+ * that instant fails with ETXTBSY).
  *
  * Before any command that creates or enters a container, sandrun makes sure
- * that it runs from a handle that cannot be written: nothing to do when the
- * binary is on a read-only mount or is already a sealed memfd; otherwise it
- * re-executes itself from a detached read-only bind of its own file
- * (open_tree + mount_setattr: the same inode, reached through a mount that
- * refuses writes with EROFS and that appears in no mount table), falling
- * back to a sealed memfd copy (F_SEAL_SEAL|SHRINK|GROW|WRITE).  An
- * environment marker holding the pid (which the exec keeps) stops a loop; it
- * is removed from the environment as soon as the new image starts, so
- * neither hooks nor the container see it, and one inherited from another
- * process is ignored. */
+ * that it runs from such a handle: nothing to do when the binary is on a
+ * read-only filesystem (superblock, not only the mount) or is already a
+ * sealed memfd; otherwise it re-executes itself from the binary seen through
+ * a private read-only overlayfs (fsopen + fsmount: a distinct inode, no copy,
+ * a mount attached nowhere), falling back to a sealed memfd copy
+ * (F_SEAL_SEAL|SHRINK|GROW|WRITE).  An environment marker holding the pid
+ * (which the exec keeps) stops a loop; it is removed from the environment as
+ * soon as the new image starts, so neither hooks nor the container see it,
+ * and one inherited from another process is ignored. */
 #ifndef SANDRUN_EXESEAL_H
 #define SANDRUN_EXESEAL_H
 
@@ -34,8 +36,9 @@ bool sr_exeseal_needed (const char *command);
  * go on with the command). */
 int sr_exeseal_ensure (const char *command, char **argv, sr_error **err);
 
-/* How this process's binary is protected now: "read-only mount",
- * "sealed memfd", or NULL when it is writable (for tests and debug logs). */
+/* How this process's binary is protected now: "read-only filesystem",
+ * "read-only overlay", "sealed memfd", or NULL when a container could write
+ * it or touch its inode (for tests and debug logs). */
 const char *sr_exeseal_protection (void);
 
 #endif

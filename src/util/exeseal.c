@@ -2,6 +2,8 @@
  * process can write (see exeseal.h for the order of the methods). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -39,8 +42,14 @@ sr_exeseal_needed (const char *command)
   return false;
 }
 
-/* The mount's flags count, not only the filesystem's: a ro bind of a
- * writable filesystem refuses writes through it too. */
+static bool
+fd_is_sealed_memfd (int fd)
+{
+  int seals = fcntl (fd, F_GET_SEALS);
+  return seals >= 0 && (seals & ALL_SEALS) == ALL_SEALS;
+}
+
+/* Read-only through this mount: the mount's flags or the filesystem's. */
 static bool
 fd_on_readonly_mount (int fd)
 {
@@ -48,11 +57,35 @@ fd_on_readonly_mount (int fd)
   return fstatvfs (fd, &sv) == 0 && (sv.f_flag & ST_RDONLY) != 0;
 }
 
-static bool
-fd_is_sealed_memfd (int fd)
+/* A read-only mount is not enough: on a read-only bind of a writable
+ * filesystem (ostree's /usr) the inode is writable elsewhere, and every
+ * open(O_WRONLY) a container tries through /proc/PID/exe takes write access
+ * on it for an instant before the mount refuses (EROFS), long enough to make
+ * an execve of the binary fail with ETXTBSY.  Only a read-only superblock
+ * refuses before that.  A private clone of the mount with its own read-only
+ * flag cleared shows the superblock's.  -1: cannot tell (no privilege, or a
+ * detached mount the kernel will not clone). */
+static int
+self_on_readonly_superblock (void)
 {
-  int seals = fcntl (fd, F_GET_SEALS);
-  return seals >= 0 && (seals & ALL_SEALS) == ALL_SEALS;
+  struct mount_attr attr = { .attr_clr = MOUNT_ATTR_RDONLY };
+  _cleanup_close_ int mnt
+      = open_tree (AT_FDCWD, SELF_EXE, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  if (mnt < 0
+      || mount_setattr (mnt, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0)
+    return -1;
+  return fd_on_readonly_mount (mnt);
+}
+
+/* An overlayfs without an upper layer has a read-only superblock: ours
+ * (open_overlay_view) after the re-execution, which the check above cannot
+ * clone. */
+static bool
+fd_on_readonly_overlay (int fd)
+{
+  struct statfs sf;
+  return fd_on_readonly_mount (fd) && fstatfs (fd, &sf) == 0
+         && sf.f_type == OVERLAYFS_SUPER_MAGIC;
 }
 
 const char *
@@ -63,30 +96,100 @@ sr_exeseal_protection (void)
     return NULL;
   if (fd_is_sealed_memfd (fd))
     return "sealed memfd";
-  if (fd_on_readonly_mount (fd))
-    return "read-only mount";
+  if (!fd_on_readonly_mount (fd))
+    return NULL;
+  int ro_sb = self_on_readonly_superblock ();
+  if (ro_sb > 0)
+    return "read-only filesystem";
+  if (ro_sb < 0 && fd_on_readonly_overlay (fd))
+    return "read-only overlay";
   return NULL;
 }
 
-/* The same inode through a detached read-only bind: no copy, and nothing
- * in any mount table (the mount lives as long as the files that use it). */
-static int
-open_readonly_bind (sr_error **err)
+/* Overlayfs refuses a single lower layer without an upper one; the second,
+ * below the binary's directory, only has to exist, be a directory and not
+ * overlap it.  /dev is everywhere, and a binary under /dev fails over to
+ * the memfd copy. */
+#define FILLER_LAYER "/dev"
+
+/* lowerdir separates layers with ':' and escapes with '\'; the kernels
+ * that take the option as "key=value,..." also split at ','. */
+static char *
+overlay_escape (const char *dir)
 {
-  struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
-  _cleanup_close_ int mnt = open_tree (AT_FDCWD, SELF_EXE, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  char *out = xmalloc (2 * strlen (dir) + 1), *o = out;
+  for (const char *c = dir; *c != '\0'; c++)
+    {
+      if (*c == '\\' || *c == ':' || *c == ',')
+        *o++ = '\\';
+      *o++ = *c;
+    }
+  *o = '\0';
+  return out;
+}
+
+/* The file /proc/self/exe names must still be the image we run (not a
+ * newer binary installed over it since): same size and change time. */
+static int
+check_same_image (int fd, sr_error **err)
+{
+  struct stat a, b;
+  if (stat (SELF_EXE, &a) < 0 || fstat (fd, &b) < 0)
+    return sr_fail (err, errno, "stat \"%s\"", SELF_EXE);
+  if (!S_ISREG (b.st_mode) || a.st_size != b.st_size
+      || a.st_mtim.tv_sec != b.st_mtim.tv_sec
+      || a.st_mtim.tv_nsec != b.st_mtim.tv_nsec
+      || a.st_ctim.tv_sec != b.st_ctim.tv_sec
+      || a.st_ctim.tv_nsec != b.st_ctim.tv_nsec)
+    return sr_fail (err, ESTALE,
+                    "the binary's path no longer names the running image");
+  return 0;
+}
+
+/* The binary seen through a private, read-only overlayfs whose top layer is
+ * its directory: a distinct inode (nothing a container does to it touches
+ * the binary's own), no copy, and a mount attached nowhere (it lives as
+ * long as the files that use it). */
+static int
+open_overlay_view (sr_error **err)
+{
+  char path[PATH_MAX];
+  ssize_t n = readlink (SELF_EXE, path, sizeof path - 1);
+  if (n < 0)
+    return sr_fail (err, errno, "readlink \"%s\"", SELF_EXE);
+  path[n] = '\0';
+  char *slash = strrchr (path, '/');
+  if (path[0] != '/' || slash == NULL || slash == path)
+    return sr_fail (err, EINVAL, "no overlay for a binary at \"%s\"", path);
+  *slash = '\0';
+  const char *name = slash + 1;
+  _cleanup_free_ char *dir = overlay_escape (path);
+  _cleanup_free_ char *lower = xasprintf ("%s:%s", dir, FILLER_LAYER);
+
+  _cleanup_close_ int ctx = fsopen ("overlay", FSOPEN_CLOEXEC);
+  if (ctx < 0)
+    return sr_fail (err, errno, "fsopen overlay");
+  if (fsconfig (ctx, FSCONFIG_SET_STRING, "lowerdir", lower, 0) < 0)
+    return sr_fail (err, errno, "overlay lowerdir=%s", lower);
+  /* Inode number mapping buys nothing here and logs to dmesg when the
+   * layers are on different filesystems. */
+  (void)fsconfig (ctx, FSCONFIG_SET_STRING, "xino", "off", 0);
+  if (fsconfig (ctx, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+    return sr_fail (err, errno, "create the overlay of \"%s\"", path);
+  _cleanup_close_ int mnt
+      = fsmount (ctx, FSMOUNT_CLOEXEC,
+                 MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID);
   if (mnt < 0)
-    return sr_fail (err, errno, "open_tree \"%s\"", SELF_EXE);
-  if (mount_setattr (mnt, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0)
-    return sr_fail (err, errno, "mount_setattr read-only on \"%s\"", SELF_EXE);
-  /* The mount fd is an O_PATH handle: reopen the file through it. */
-  char path[64];
-  snprintf (path, sizeof path, "/proc/self/fd/%d", mnt);
-  _cleanup_close_ int fd = open (path, O_RDONLY | O_CLOEXEC);
+    return sr_fail (err, errno, "fsmount the overlay of \"%s\"", path);
+  _cleanup_close_ int fd
+      = openat (mnt, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
-    return sr_fail (err, errno, "open the read-only bind of \"%s\"", SELF_EXE);
-  if (!fd_on_readonly_mount (fd))
-    return sr_fail (err, EROFS, "the bind of \"%s\" is not read-only", SELF_EXE);
+    return sr_fail (err, errno, "open \"%s\" in the overlay", name);
+  if (check_same_image (fd, err) < 0)
+    return -1;
+  if (!fd_on_readonly_overlay (fd))
+    return sr_fail (err, EROFS, "the overlay of \"%s\" is not read-only",
+                    path);
   return steal_fd (&fd);
 }
 
@@ -184,7 +287,7 @@ reexec_protected (char **argv, sr_error **err)
     const char *name;
     int (*open) (sr_error **);
   } methods[] = {
-    { "a detached read-only bind", open_readonly_bind },
+    { "a read-only overlay", open_overlay_view },
     { "a sealed memfd copy", copy_to_sealed_memfd },
   };
   _cleanup_error_ sr_error *last = NULL;

@@ -130,16 +130,20 @@ pod_victims() {
 	((ran >= 3)) || fail "only $ran execs ran"
 }
 
-@test "CVE-2019-5736: the runtime runs from a read-only handle (detached bind or sealed memfd)" {
+@test "CVE-2019-5736: the runtime runs from a read-only handle on another inode (overlay or sealed memfd)" {
 	requires_root
 	# The init of a created container is the runtime's image.
 	create_container "$CID"
 	assert_success
 	local pid
 	pid=$(state_field "$CID" pid)
-	[[ $(stat -L -c %i "/proc/$pid/exe") == $(stat -c %i "$RUNTIME") ]] ||
+	# Not the binary's own inode: write attempts on it must not even touch
+	# the binary (see the ETXTBSY test below).
+	[[ $(stat -L -c %d:%i "/proc/$pid/exe") != $(stat -c %d:%i "$RUNTIME") ]] ||
+		fail "the init runs the runtime's own inode: $(readlink "/proc/$pid/exe")"
+	[[ $(stat -L -f -c %T "/proc/$pid/exe") == overlayfs ]] ||
 		[[ $(readlink "/proc/$pid/exe") == /memfd:* ]] ||
-		fail "the init's binary is neither the runtime's inode nor a memfd: $(readlink "/proc/$pid/exe")"
+		fail "the init's binary is neither on an overlay nor a memfd: $(readlink "/proc/$pid/exe")"
 	run python3 -c '
 import errno, os, sys
 fd = os.open("/proc/%s/exe" % sys.argv[1], os.O_PATH)
@@ -154,6 +158,65 @@ for how in ("/proc/%s/exe" % sys.argv[1], "/proc/self/fd/%d" % fd):
 	[[ $output != *writable* ]] || fail "$output"
 }
 
+@test "CVE-2019-5736: write attempts through /proc/PID/exe of a runtime process never make the host's execs of the runtime fail (ETXTBSY)" {
+	requires_root
+	# An attacker keeps the handle of an init's binary from before start
+	# and retries open(O_WRONLY) on it; were that the binary's own inode,
+	# each try would take write access on it for an instant (refused
+	# later, EROFS), and an execve of the runtime at that instant fails
+	# with ETXTBSY.  The host plays the attacker: the same syscalls on the
+	# same handle as from inside the pid namespace, and no scheduling luck
+	# needed to catch the init.
+	local rt
+	rt=$(runtime_copy)
+	RUNTIME=$rt create_container "$CID"
+	assert_success
+	run timeout 60 python3 - "$(state_field "$CID" pid)" "$rt" "$ROOT" "$CID" <<-'EOF'
+		import errno, os, subprocess, sys, time
+		pid, rt, root, cid = sys.argv[1:]
+		exe = os.open("/proc/%s/exe" % pid, os.O_PATH)
+		subprocess.run([rt, "--root", root, "start", cid], check=True)
+		attacker = os.fork()
+		if attacker == 0:
+		    while True:
+		        try:
+		            fd = os.open("/proc/self/fd/%d" % exe, os.O_WRONLY)
+		        except OSError:
+		            continue
+		        try:  # a sealed memfd opens, and refuses the write
+		            os.pwrite(fd, b"\x7f", 0)  # ELF's first byte: harmless
+		            os.write(1, b"writable\n")
+		        except OSError:
+		            pass
+		        os.close(fd)
+		# An execve fails with ETXTBSY when it opens the binary, long
+		# before an argument too long to copy (E2BIG): no process needed.
+		# At least 3 s and 2000 tries (a slow VM), at most 40 s.
+		big = "x" * (256 << 10)
+		execs = busy = 0
+		start = time.monotonic()
+		try:
+		    while (time.monotonic() < start + 3 or execs < 2000) and time.monotonic() < start + 40:
+		        try:
+		            os.execv(rt, [rt, big])
+		        except OSError as e:
+		            if e.errno == errno.ETXTBSY:
+		                busy += 1
+		            elif e.errno == errno.E2BIG:
+		                execs += 1
+		            else:
+		                raise
+		finally:
+		    os.kill(attacker, 9)
+		    os.waitpid(attacker, 0)
+		print("execs %d busy %d" % (execs, busy))
+	EOF
+	assert_success
+	[[ $output == *"execs "*" busy 0" && $output != *writable* ]] || fail "$output"
+	local execs=${output##*execs }
+	((${execs%% *} >= 2000)) || fail "too few execs to tell: $output"
+}
+
 @test "CVE-2019-5736: without the mount API the runtime runs from a sealed memfd" {
 	requires_root
 	[[ $RUNTIME_NAME == sandrun ]] || skip "sandrun's own defence"
@@ -164,19 +227,30 @@ for how in ("/proc/%s/exe" % sys.argv[1], "/proc/self/fd/%d" % fd):
 	[[ $stderr == *"runtime binary: sealed memfd"* ]] || fail "no memfd: $stderr"
 }
 
-@test "CVE-2019-5736: a binary on a read-only mount runs as it is, a stray marker does not skip the defence" {
+@test "CVE-2019-5736: a binary on a read-only filesystem runs as it is, one on a read-only bind does not, a stray marker does not skip the defence" {
 	requires_root
 	[[ $RUNTIME_NAME == sandrun ]] || skip "sandrun's own defence"
-	local dir=$BATS_TEST_TMPDIR/robin
+	local dir=$BATS_TEST_TMPDIR/rofs
 	mkdir -p "$dir"
 	EXTRA_BUNDLES+=("$dir")
+	mount -t tmpfs -o size=16m tmpfs "$dir"
 	cp "$RUNTIME" "$dir/"
-	mount --bind "$dir" "$dir"
-	mount -o remount,bind,ro "$dir"
+	mount -o remount,ro "$dir"
 	run --separate-stderr "$dir/$RUNTIME_NAME" --debug --root "$ROOT" run -b /nonexistent "$CID"
 	assert_failure
-	[[ $stderr == *"runtime binary: read-only mount"* && $stderr != *re-executing* ]] ||
-		fail "read-only binary re-executed: $stderr"
+	[[ $stderr == *"runtime binary: read-only filesystem"* && $stderr != *re-executing* ]] ||
+		fail "binary on a read-only filesystem re-executed: $stderr"
+	# A read-only bind of a writable filesystem (ostree's /usr): the inode
+	# is writable elsewhere, so the runtime still moves to another one.
+	local bind=$BATS_TEST_TMPDIR/robind
+	mkdir -p "$bind"
+	EXTRA_BUNDLES+=("$bind")
+	cp "$RUNTIME" "$bind/"
+	mount --bind "$bind" "$bind"
+	mount -o remount,bind,ro "$bind"
+	run --separate-stderr "$bind/$RUNTIME_NAME" --debug --root "$ROOT" run -b /nonexistent "$CID"
+	assert_failure
+	[[ $stderr == *re-executing* ]] || fail "binary on a read-only bind not re-executed: $stderr"
 	# The loop marker of another process (here: set by hand) is not ours.
 	run --separate-stderr env _SANDRUN_EXESEALED=1 "$RUNTIME" --debug --root "$ROOT" run -b /nonexistent "$CID"
 	assert_failure
