@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sandbox/options.h"
+#include "options.h"
 #include "sandrun/container.h"
 #include "sandrun/error.h"
 
@@ -38,6 +38,7 @@ struct sb_bundle
   uid_t host_base; /* container id 0 on the host */
   uid_t work_uid;  /* the owner of --workdir */
   gid_t work_gid;
+  char **host_paths; /* host files and dirs shown read-only at the same path */
   int lock_fd; /* flock held on DIR/lock while the sandbox lives */
   int slot_fd; /* flock held on the slot's lock file */
 };
@@ -58,6 +59,9 @@ int sb_bundle_create (const struct sr_globals *g, const struct sb_options *o,
                       struct sb_bundle *b, sr_error **err);
 /* Unmount and remove what sb_bundle_create made, release the slot. */
 void sb_bundle_destroy (struct sb_bundle *b);
+
+/* Unmount what is mounted on a bundle directory's mount points, remove it. */
+void sb_bundle_remove_dir (const char *dir);
 
 /* Delete the containers and directories of sandboxes whose sandrun died
  * (their lock is free).  Best effort: a failure is logged, not returned. */

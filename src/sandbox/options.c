@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sandbox/options.h"
+#include "options.h"
 #include "sandrun/util.h"
 
 void
