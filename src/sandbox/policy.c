@@ -139,7 +139,6 @@ make_process (const struct sb_options *o)
   /* SIGXCPU at the limit, SIGKILL a second later for those who catch it */
   if (o->cpu_time_s > 0)
     add_rlimit (p, "RLIMIT_CPU", o->cpu_time_s, o->cpu_time_s + 1);
-  p->oom_score_adj = (oci_opt_i32) { true, 1000 };
   return p;
 }
 

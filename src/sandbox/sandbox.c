@@ -52,7 +52,7 @@ exec_release (struct sb_exec *x)
   if (x->created)
     {
       _cleanup_error_ sr_error *err = NULL;
-      if (sr_container_delete (x->g, x->b.id, true, &err) < 0)
+      if (sr_container_delete (x->g, x->b.id, true, &err) < 0 && sr_error_errno (err) != ENOENT)
         sr_log (SR_LOG_WARNING, "sandbox \"%s\": delete: %s", x->b.id, err->msg);
     }
   sb_bundle_destroy (&x->b);
