@@ -34,6 +34,11 @@ private_mount_ns (sr_error **err)
     return sr_fail (err, errno, "a private mount namespace");
   if (mount (NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
     return sr_fail (err, errno, "a private mount namespace: make / a slave");
+  if (mkdir (SB_RUN_DIR, 0755) < 0 && errno != EEXIST)
+    return sr_fail (err, errno, "mkdir \"%s\"", SB_RUN_DIR);
+  if (mount ("tmpfs", SB_RUN_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+             "size=1m,mode=0755") < 0)
+    return sr_fail (err, errno, "mount a tmpfs on \"%s\"", SB_RUN_DIR);
   done = true;
   return 0;
 }
@@ -166,13 +171,16 @@ sb_bundle_create (const struct sr_globals *g, const struct sb_options *o, struct
   if (make_dirs (g, o, b, err) < 0)
     return -1;
   user = sb_bundle_user_uid (b);
-  b->tmp = xasprintf ("%s/tmp", b->dir);
+  b->scratch = xasprintf (SB_RUN_DIR "/%s", b->id);
+  if (mkdir_ok (b->scratch, 0755, err) < 0)
+    return -1;
+  b->tmp = xasprintf ("%s/tmp", b->scratch);
   if (mount_tmpfs (b->tmp, o->tmp_size, 0, 0, "1777", err) < 0)
     return -1;
   if (o->workdir == NULL)
     {
       b->ephemeral_work = true;
-      b->work = xasprintf ("%s/work", b->dir);
+      b->work = xasprintf ("%s/work", b->scratch);
       if (mount_tmpfs (b->work, o->disk, user, user, "0755", err) < 0)
         return -1;
     }
@@ -216,7 +224,7 @@ remove_tree_at (int parent, const char *name, dev_t dev)
 void
 sb_bundle_remove_dir (const char *dir)
 {
-  static const char *const mounts[] = { "root", "root-upper", "work", "tmp" };
+  static const char *const mounts[] = { "root", "root-upper", "work", "tmp", "binds" };
   for (size_t i = 0; i < ARRAY_SIZE (mounts); i++)
     {
       _cleanup_free_ char *p = xasprintf ("%s/%s", dir, mounts[i]);
@@ -231,16 +239,20 @@ sb_bundle_remove_dir (const char *dir)
 void
 sb_bundle_destroy (struct sb_bundle *b)
 {
+  if (b->scratch != NULL)
+    sb_bundle_remove_dir (b->scratch);
   if (b->dir != NULL && b->lock_fd >= 0)
     sb_bundle_remove_dir (b->dir);
   sr_close (b->lock_fd);
   sr_close (b->slot_fd);
   free (b->id);
   free (b->dir);
+  free (b->scratch);
   free (b->rootfs);
   free (b->work);
   free (b->tmp);
   strv_free (b->host_paths);
+  strv_free (b->bind_sources);
   memset (b, 0, sizeof *b);
   b->lock_fd = b->slot_fd = -1;
 }

@@ -23,21 +23,27 @@
 #define SB_HOST_ID_BASE 0x60000000u
 #define SB_MAX_SLOTS 4096u
 
-/* The directory, under the state root, of everything sandboxes keep. */
+/* The directory, under the state root, of the sandboxes' locks. */
 #define SB_STATE_DIR ".sandbox"
+/* Where a sandrun process mounts its sandboxes' roots, /work and /tmp: a
+ * tmpfs in its private mount namespace, on a path every uid can traverse
+ * (the container's init runs as an unprivileged host uid). */
+#define SB_RUN_DIR "/run/sandrun-sandbox"
 
 struct sb_bundle
 {
   char *id;     /* the container's id */
-  char *dir;    /* ROOT/.sandbox/ID */
-  char *rootfs; /* the root the container gets */
-  char *work;   /* what /work is: the --workdir or DIR/work (tmpfs) */
-  char *tmp;    /* DIR/tmp (tmpfs), /tmp in the sandbox */
+  char *dir;     /* ROOT/.sandbox/ID: its lock */
+  char *scratch; /* SB_RUN_DIR/ID: the mounts, private to this process */
+  char *rootfs; /* the root the container gets: SCRATCH/root */
+  char *work;   /* what /work is: the --workdir or SCRATCH/work (tmpfs) */
+  char *tmp;    /* SCRATCH/tmp (tmpfs), /tmp in the sandbox */
   bool ephemeral_work;
   uint32_t slot;
   uid_t host_base; /* container id 0 on the host */
   uid_t work_uid;  /* the owner of --workdir */
   gid_t work_gid;
+  char **bind_sources; /* --ro-bind sources, bound under SCRATCH/binds */
   char **host_paths; /* host files and dirs shown read-only at the same path */
   int lock_fd; /* flock held on DIR/lock while the sandbox lives */
   int slot_fd; /* flock held on the slot's lock file */

@@ -98,7 +98,7 @@ add_mounts (oci_config *c, const struct sb_options *o, const struct sb_bundle *b
   add_mount (c, "/tmp", "bind", b->tmp, tmp_opts);
   add_work (c, b);
   for (size_t i = 0; i < o->ro_binds_len; i++)
-    add_ro_bind (c, o->ro_binds[i].src, o->ro_binds[i].dst);
+    add_ro_bind (c, b->bind_sources[i], o->ro_binds[i].dst);
 }
 
 static void

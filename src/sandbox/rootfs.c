@@ -166,7 +166,7 @@ overlay_root (const struct sb_options *o, struct sb_bundle *b, sr_error **err)
   if (strpbrk (lower, ",:\\") != NULL)
     return sr_fail (err, EINVAL, "--rootfs \"%s\": a path with ',', ':' or '\\' cannot be "
                     "an overlay layer", o->rootfs);
-  _cleanup_free_ char *up = xasprintf ("%s/root-upper", b->dir);
+  _cleanup_free_ char *up = xasprintf ("%s/root-upper", b->scratch);
   if (mount_skeleton_tmpfs (up, err) < 0)
     return -1;
   _cleanup_free_ char *upper = xasprintf ("%s/u", up);
@@ -182,12 +182,42 @@ overlay_root (const struct sb_options *o, struct sb_bundle *b, sr_error **err)
   return 0;
 }
 
+/* The --ro-bind sources, bound (as the caller, who can reach them) under
+ * SCRATCH/binds, which the container's unprivileged init can traverse. */
+static int
+bind_sources (const struct sb_options *o, struct sb_bundle *b, sr_error **err)
+{
+  _cleanup_free_ char *dir = xasprintf ("%s/binds", b->scratch);
+
+  b->bind_sources = xcalloc (1, sizeof *b->bind_sources);
+  if (o->ro_binds_len == 0)
+    return 0;
+  if (mount_skeleton_tmpfs (dir, err) < 0)
+    return -1;
+  for (size_t i = 0; i < o->ro_binds_len; i++)
+    {
+      struct stat st;
+      _cleanup_free_ char *to = xasprintf ("%s/%zu", dir, i);
+      const char *src = o->ro_binds[i].src;
+      if (stat (src, &st) < 0)
+        return sr_fail (err, errno, "--ro-bind \"%s\"", src);
+      int r = S_ISDIR (st.st_mode) ? mkdir (to, 0755)
+                                   : close (open (to, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+      if (r < 0)
+        return sr_fail (err, errno, "--ro-bind \"%s\": mount point", src);
+      if (mount (src, to, NULL, MS_BIND | MS_REC, NULL) < 0)
+        return sr_fail (err, errno, "--ro-bind \"%s\"", src);
+      strv_append (&b->bind_sources, to);
+    }
+  return 0;
+}
+
 int
 sb_rootfs_make (const struct sb_options *o, struct sb_bundle *b, sr_error **err)
 {
   static const char *const dirs[] = { "/proc", "/dev", "/tmp", "/work" };
 
-  b->rootfs = xasprintf ("%s/root", b->dir);
+  b->rootfs = xasprintf ("%s/root", b->scratch);
   if (o->rootfs != NULL ? overlay_root (o, b, err) < 0
                         : mount_skeleton_tmpfs (b->rootfs, err) < 0)
     return -1;
@@ -199,6 +229,8 @@ sb_rootfs_make (const struct sb_options *o, struct sb_bundle *b, sr_error **err)
   for (size_t i = 0; i < ARRAY_SIZE (dirs); i++)
     if (make_mount_point (rootfd, dirs[i], false, err) < 0)
       return -1;
+  if (bind_sources (o, b, err) < 0)
+    return -1;
   for (size_t i = 0; i < o->ro_binds_len; i++)
     {
       struct stat st;

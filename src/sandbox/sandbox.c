@@ -137,9 +137,10 @@ create (struct sb_exec *x, sr_error **err)
 
   x->rc.started_at = sr_now_rfc3339 ();
   x->sv.started_ms = sr_monotonic_ms ();
-  x->created = true; /* from here on, a failure deletes whatever was made */
+  /* A create that fails undoes what it made itself. */
   if (sr_container_create (x->g, x->b.id, &opts, &status, err) < 0)
     return -1;
+  x->created = true;
   sb_watchdog_arm (&x->wd, x->sv.pid);
   sr_close (x->out_w);
   sr_close (x->err_w);

@@ -43,6 +43,7 @@ watch (const struct sr_globals *g, const struct sb_bundle *b, int fd)
   sr_error *err = NULL;
   if (sr_container_delete (g, b->id, true, &err) < 0)
     sr_error_free (err);
+  sb_bundle_remove_dir (b->scratch);
   sb_bundle_remove_dir (b->dir);
   _exit (0);
 }
