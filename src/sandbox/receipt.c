@@ -101,7 +101,7 @@ static char *
 exit_message (const struct sb_receipt *r, const char *cmd)
 {
   if (r->res->signal != 0)
-    return xasprintf ("%s was killed by signal %s", cmd, sigabbrev_np (r->res->signal)
+    return xasprintf ("%s was killed by signal SIG%s", cmd, sigabbrev_np (r->res->signal)
                       ? sigabbrev_np (r->res->signal) : "?");
   return xasprintf ("%s exited with status %d", cmd, r->res->exit_code);
 }
@@ -171,8 +171,8 @@ sb_receipt_judge (struct sb_receipt *r)
   _cleanup_free_ char *base = r->limit_exceeded != NULL ? limit_message (r, cmd)
                                                         : exit_message (r, cmd);
   if (res->interrupted != 0)
-    r->message = xasprintf ("the execution was interrupted: sandrun received %s and "
-                            "stopped the sandbox (%s)", sigabbrev_np (res->interrupted)
+    r->message = xasprintf ("the execution was interrupted: sandrun received SIG%s "
+                            "and stopped the sandbox (%s)", sigabbrev_np (res->interrupted)
                             ? sigabbrev_np (res->interrupted) : "a signal", base);
   else
     r->message = xstrdup (base);

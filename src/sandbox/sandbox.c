@@ -154,7 +154,6 @@ measure (struct sb_exec *x)
   uint64_t used, avail;
   _cleanup_error_ sr_error *err = NULL;
 
-  sb_stats_collect (x->g, x->b.id, &x->rc.usage);
   if (sb_fs_usage (x->b.tmp, &used, &avail) == 0 && avail < 64 * 1024)
     x->rc.usage.tmp_full = true;
   if (x->b.ephemeral_work && sb_fs_usage (x->b.work, &used, &avail) == 0 && avail < 64 * 1024)
@@ -228,6 +227,8 @@ sb_run (const struct sr_globals *g, const struct sb_options *o, int *status, sr_
   if (prepare (&x, err) < 0 || create (&x, err) < 0)
     return -1;
   sb_supervise (&x.sv, &x.res);
+  sb_stats_collect (g, x.b.id, &x.rc.usage);
+  sb_supervisor_reap (&x.sv, &x.res);
   x.rc.finished_at = sr_now_rfc3339 ();
   measure (&x);
   x.rc.o = o;

@@ -126,8 +126,8 @@ drain (struct sb_supervisor *s, struct sb_outcome *res)
     res->output_exceeded = true;
 }
 
-static void
-finish (struct sb_supervisor *s, struct sb_outcome *res)
+void
+sb_supervisor_reap (struct sb_supervisor *s, struct sb_outcome *res)
 {
   struct sr_exit ex = { .code = -1, .signal = SIGKILL };
   _cleanup_error_ sr_error *err = NULL;
@@ -193,5 +193,4 @@ sb_supervise (struct sb_supervisor *s, struct sb_outcome *res)
           kill_at = -1;
         }
     }
-  finish (s, res);
 }

@@ -48,9 +48,12 @@ struct sb_supervisor
  * created, so that none is lost). */
 void sb_supervisor_block_signals (sigset_t *set, sigset_t *old);
 
-/* Run until the process ended (and was reaped): fills *res.  Never fails:
- * whatever goes wrong ends in the process being killed. */
+/* Run until the process ended: fills *res but for its status.  Never
+ * fails: whatever goes wrong ends in the process being killed.  The
+ * process is left unreaped, so that its cgroup can still be read. */
 void sb_supervise (struct sb_supervisor *s, struct sb_outcome *res);
+/* Reap it, fill its status, read what is left of its output. */
+void sb_supervisor_reap (struct sb_supervisor *s, struct sb_outcome *res);
 
 void sb_stream_clear (struct sb_stream *st);
 
