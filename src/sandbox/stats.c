@@ -1,6 +1,7 @@
 /* The sandbox's usage from the core's stats (see stats.h). */
 #include <string.h>
 
+#include "sandrun/log.h"
 #include "stats.h"
 /* Until the core's stats call is merged (api contract step 4). */
 #if __has_include("sandrun/stats.h")
@@ -15,6 +16,7 @@ sb_stats_collect (const struct sr_globals *g, const char *id, struct sb_usage *u
   memset (&st, 0, sizeof st);
   if (sr_container_stats (g, id, &st, &err) < 0)
     {
+      sr_log (SR_LOG_DEBUG, "sandbox: stats: %s", err->msg);
       sr_error_free (err);
       return;
     }
