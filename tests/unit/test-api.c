@@ -273,6 +273,25 @@ test_timeout (const struct sr_globals *g)
   sr_error_free (err);
 }
 
+/* sr_container_list shows the running container `id` with its init. */
+static void
+check_listed (const struct sr_globals *g, const char *id, pid_t pid)
+{
+  struct sr_container_info *v = NULL;
+  size_t n = 0, found = 0;
+  sr_error *err = NULL;
+  CHECK (sr_container_list (g, &v, &n, &err) == 0, "list");
+  sr_error_free (err);
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (v[i].id, id) == 0 && v[i].pid == pid
+        && v[i].status == SR_STATUS_RUNNING && v[i].created != NULL
+        && v[i].owner != NULL && v[i].rootfs != NULL
+        && strcmp (v[i].rootfs, getenv ("SR_TEST_ROOTFS")) == 0)
+      found++;
+  CHECK (found == 1, "list: %s running, pid %d, its rootfs", id, (int) pid);
+  sr_container_list_free (v, n);
+}
+
 /* A container that hits its pids limit, then waits: its figures, read
  * from its real cgroup while it runs. */
 static void
@@ -314,6 +333,7 @@ test_stats (const struct sr_globals *g)
       CHECK (st.cpu_usec > 0 && st.cpu_usec >= st.cpu_user_usec,
              "cpu: %llu usec in all", (unsigned long long) st.cpu_usec);
     }
+  check_listed (g, id, pid);
   sr_container_kill (g, id, SIGKILL, true, NULL);
   CHECK (sr_wait_pidfd (pidfd, 20000, &status, &err) == 0 && status == 137,
          "%s: killed", id);
@@ -333,6 +353,11 @@ int
 main (void)
 {
   test_wait ();
+  struct sr_globals none = { .root = "/nonexistent/sandrun-test-root" };
+  struct sr_container_info *v = (void *) 1;
+  size_t n = 1;
+  CHECK (sr_container_list (&none, &v, &n, NULL) == 0 && v == NULL && n == 0,
+         "list without a root directory: nothing");
   const char *rootfs = getenv ("SR_TEST_ROOTFS");
   const char *root = getenv ("SR_TEST_ROOT");
   if (rootfs == NULL || root == NULL || geteuid () != 0)
