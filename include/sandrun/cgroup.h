@@ -48,6 +48,24 @@ int sr_cgroup_create_with_devices (const char *id, const char *cgroups_path,
  * killed half-way leaves nothing `delete --force` cannot find. */
 char *sr_cgroup_plan_path (const char *id, const char *cgroups_path, sr_error **err);
 
+/* A container's cgroup as create asks for it; the driver is chosen here,
+ * in cgroup/, not by the caller. */
+struct sr_cgroup_spec
+{
+  const char *id;
+  const char *cgroups_path; /* linux.cgroupsPath, NULL: the default */
+  const oci_resources *res; /* may be NULL */
+  const oci_device *devices;
+  size_t devices_len;
+  bool systemd; /* --systemd-cgroup: a transient unit (cgroup_systemd.h) */
+};
+
+/* sr_cgroup_plan_path and sr_cgroup_create_with_devices of the driver
+ * `spec` names (later commands find it in the recorded path). */
+char *sr_cgroup_plan (const struct sr_cgroup_spec *spec, sr_error **err);
+int sr_cgroup_make (const struct sr_cgroup_spec *spec, sr_cgroup **out,
+                    sr_error **err);
+
 /* Re-open the cgroup of an existing container from its recorded path. */
 int sr_cgroup_open (const char *recorded_path, sr_cgroup **out,
                     sr_error **err);
