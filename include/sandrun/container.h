@@ -104,6 +104,28 @@ int sr_container_pids (const struct sr_globals *g, const char *id, pid_t **pids,
 int sr_container_delete (const struct sr_globals *g, const char *id,
                          bool force, sr_error **err);
 
+/* What `list` shows of a container. */
+struct sr_container_info
+{
+  char *id;
+  pid_t pid; /* the init's, 0 when stopped */
+  sr_status status;
+  char *bundle;
+  char *rootfs;
+  char *created; /* RFC 3339 */
+  char *owner;
+  oci_map annotations;
+};
+
+/* Every container under the root, sorted by id: a malloc'd array of *n
+ * entries (*out NULL when there are none, as when the root does not exist
+ * yet).  One deleted while listing is left out.  Free with
+ * sr_container_list_free. */
+int sr_container_list (const struct sr_globals *g,
+                       struct sr_container_info **out, size_t *n,
+                       sr_error **err);
+void sr_container_list_free (struct sr_container_info *v, size_t n);
+
 /* `spec`: a default config.json (runc's), for a rootless user when
  * `rootless`; malloc'd. */
 char *sr_spec_default (bool rootless, uid_t uid, gid_t gid);
