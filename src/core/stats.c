@@ -1,5 +1,6 @@
 /* sr_container_stats: the figures of a container's cgroup (cgroup/stats.c
  * reads them, as for `events --stats`) in plain units. */
+#include <errno.h>
 #include <string.h>
 
 #include "sandrun/cgroup_stats.h"
@@ -50,7 +51,13 @@ sr_container_stats (const struct sr_globals *g, const char *id,
   _cleanup_container_ sr_container c = SR_CONTAINER_INIT;
   _cleanup_cgroup_ sr_cgroup *cg = NULL;
   sr_cgroup_stats detail;
-  if (sr_container_open_cgroup (g, id, &c, &cg, err) < 0
+  /* A stopped container's cgroup stays until delete: its figures are what a
+   * supervisor reports once the process ended (the sandbox's receipt). */
+  if (sr_container_load (g, id, false, &c, err) < 0)
+    return sr_wrap (err, "stats \"%s\"", id);
+  if (c.rec.cgroup_path == NULL)
+    return sr_fail (err, ENOENT, "stats \"%s\": no cgroup", id);
+  if (sr_cgroup_open (c.rec.cgroup_path, &cg, err) < 0
       || sr_cgroup_read_stats (cg, &detail, err) < 0)
     return sr_wrap (err, "stats \"%s\"", id);
   sr_stats_from_cgroup (&detail, st);
