@@ -103,6 +103,10 @@ int sr_cgroup_read_stats (const sr_cgroup *cg, sr_cgroup_stats *st,
                           sr_error **err);
 void sr_cgroup_stats_clear (sr_cgroup_stats *st);
 
+/* The stats object of `events` (one line, with its newline), malloc'd
+ * (events.c). */
+char *sr_events_stats_json (const char *id, const sr_cgroup_stats *st);
+
 struct sr_stats;
 /* The figures of sr_container_stats (stats.h), from what was read. */
 void sr_stats_from_cgroup (const sr_cgroup_stats *cg, struct sr_stats *st);

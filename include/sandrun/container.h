@@ -1,6 +1,8 @@
 /* The container lifecycle (runtime.md): create, start, state, kill, delete,
  * and `run` built from them.  The commands in src/cmd/ call these; they do
- * no system calls of their own. */
+ * no system calls of their own.  Part of the public API (include/sandrun/):
+ * what the sandbox layer builds on; a loaded container's internals are in
+ * core/lifecycle.h. */
 #ifndef SANDRUN_CONTAINER_H
 #define SANDRUN_CONTAINER_H
 
@@ -9,7 +11,6 @@
 
 #include "oci-spec/types.h"
 #include "sandrun/error.h"
-#include "sandrun/state.h"
 
 typedef enum
 {
@@ -66,25 +67,6 @@ struct sr_create_opts
   pid_t *init_pid;
   int *init_pidfd;
 };
-
-/* A loaded container: its record, config and derived status. */
-typedef struct
-{
-  sr_store store;
-  int dirfd; /* locked */
-  sr_record rec;
-  oci_config *cfg; /* parsed lazily by those who need it, else NULL */
-  sr_status status;
-} sr_container;
-
-int sr_container_load (const struct sr_globals *g, const char *id,
-                       bool exclusive, sr_container *c, sr_error **err);
-void sr_container_release (sr_container *c);
-/* The config saved at create time (parsed on first call). */
-const oci_config *sr_container_config (sr_container *c, sr_error **err);
-
-/* The state JSON (runtime.md) of a loaded container; malloc'd. */
-char *sr_container_state_json (sr_container *c);
 
 /* `create` and `run`: returns 0, or for run in the foreground the exit
  * status of the container (128+N when killed by signal N) in *exit_status.

@@ -8,7 +8,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "sandrun/cgroup_stats.h"
 #include "sandrun/container.h"
 #include "sandrun/error.h"
 
@@ -17,15 +16,6 @@ struct sr_events_opts
   unsigned long long interval_ms; /* between stats objects, > 0 */
   bool stats_only;                /* one stats object, then return */
 };
-
-/* Load container `id` (*c, not locked) and open its cgroup (*cg), for
- * reading its figures: "not running" when it is stopped.  Shared by events
- * and sr_container_stats.  The caller releases both. */
-int sr_container_open_cgroup (const struct sr_globals *g, const char *id,
-                              sr_container *c, sr_cgroup **cg, sr_error **err);
-
-/* The stats object (one line, with its newline), malloc'd. */
-char *sr_events_stats_json (const char *id, const sr_cgroup_stats *st);
 
 /* Print the events of a running (or paused, or created) container to
  * `out`: with stats_only one stats object; else stats every interval and

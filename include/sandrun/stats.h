@@ -16,8 +16,8 @@ struct sr_stats
   /* CPU time of every process the cgroup ever held. */
   uint64_t cpu_usec, cpu_user_usec, cpu_system_usec;
 
-  uint64_t memory_bytes;      /* now */
-  uint64_t memory_peak_bytes; /* the most ever used */
+  uint64_t memory_bytes;       /* now */
+  uint64_t memory_peak_bytes;  /* the most ever used */
   uint64_t memory_limit_bytes; /* 0: no limit */
   /* Times usage reached the limit (reclaim or an OOM followed): v2's
    * memory.events "max", v1's failcnt. */

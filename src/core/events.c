@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sandrun/cgroup.h"
+#include "sandrun/cgroup_stats.h"
 #include "sandrun/events.h"
 #include "sandrun/jsongen.h"
 #include "sandrun/lifecycle.h"

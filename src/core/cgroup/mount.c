@@ -136,8 +136,8 @@ mount_cgroup_v1_one (const struct sr_cgroup_mounter *mt, const char *dest,
 {
   const char *name = e->point + strlen (HOST_CGROUP_ROOT "/");
   bool v2 = strcmp (e->fstype, "cgroup2") == 0;
-  _cleanup_free_ char *ctrls = v2 ? xstrdup ("")
-                                  : v1_controllers (self, e->superopts);
+  _cleanup_free_ char *ctrls
+      = v2 ? xstrdup ("") : v1_controllers (self, e->superopts);
   _cleanup_free_ char *sub = xasprintf ("%s/%s", dest, name);
   _cleanup_free_ char *path = NULL, *src = NULL;
   struct sr_mount_opts h = *o;
