@@ -243,6 +243,11 @@ gen_files (yajl_gen g, const struct sb_files *f)
       else
         yajl_gen_integer (g, (long long) e->size);
       gen_key_str (g, "sha256", e->has_sha256 ? e->sha256 : NULL);
+      if (strcmp (e->change, "deleted") != 0 && !S_ISREG (e->mode))
+        gen_key_str (g, "type",
+                     S_ISDIR (e->mode)   ? "directory"
+                     : S_ISLNK (e->mode) ? "symlink"
+                                         : "other");
       yajl_gen_map_close (g);
     }
   yajl_gen_array_close (g);
@@ -298,6 +303,8 @@ sb_receipt_json (const struct sb_receipt *r, bool with_output, bool pretty)
   yajl_gen_map_open (g);
   gen_key_str (g, "receipt_version", SB_RECEIPT_VERSION);
   gen_key_str (g, "id", r->b->id);
+  /* The session's name for an exec in a session (issue 14). */
+  gen_key_str (g, "session", NULL);
   sr_json_gen_str (g, "command");
   yajl_gen_array_open (g);
   for (size_t i = 0; r->o->argv[i] != NULL; i++)

@@ -102,6 +102,17 @@ make_pipes (struct sb_exec *x, sr_error **err)
   return 0;
 }
 
+/* The largest number of processes seen so far. */
+static void
+sample_pids (void *arg)
+{
+  struct sb_exec *x = arg;
+  struct sb_usage now = { 0 };
+  sb_stats_collect (x->g, x->b.id, &now);
+  if (now.pids_peak > x->rc.usage.pids_peak)
+    x->rc.usage.pids_peak = now.pids_peak;
+}
+
 static int
 prepare (struct sb_exec *x, sr_error **err)
 {
@@ -298,6 +309,8 @@ sb_run (const struct sr_globals *g, const struct sb_options *o, int *status,
     .err_w = -1,
   };
 
+  x.sv.sample = sample_pids;
+  x.sv.sample_arg = &x;
   if (prepare (&x, err) < 0)
     return -1;
   if (create (&x, err) == 0)

@@ -3,8 +3,6 @@
 
 #include "sandrun/log.h"
 #include "stats.h"
-/* Until the core's stats call is merged (api contract step 4). */
-#if __has_include("sandrun/stats.h")
 #include "sandrun/stats.h"
 
 void
@@ -30,11 +28,3 @@ sb_stats_collect (const struct sr_globals *g, const char *id,
   if (st.pids_current > u->pids_peak)
     u->pids_peak = st.pids_current;
 }
-#else
-void
-sb_stats_collect (const struct sr_globals *g, const char *id,
-                  struct sb_usage *u)
-{
-  (void) g, (void) id, (void) u;
-}
-#endif

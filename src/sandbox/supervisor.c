@@ -148,6 +148,7 @@ sb_supervise (struct sb_supervisor *s, struct sb_outcome *res)
   int64_t deadline
       = s->o->timeout_ms > 0 ? s->started_ms + s->o->timeout_ms : -1;
   int64_t kill_at = -1;
+  int64_t sample_at = s->sample != NULL ? s->started_ms + SB_SAMPLE_MS : -1;
 
   memset (res, 0, sizeof *res);
   for (;;)
@@ -162,6 +163,8 @@ sb_supervise (struct sb_supervisor *s, struct sb_outcome *res)
       int64_t next = deadline;
       if (kill_at >= 0 && (next < 0 || kill_at < next))
         next = kill_at;
+      if (sample_at >= 0 && (next < 0 || sample_at < next))
+        next = sample_at;
       int n = poll (p, 4, poll_timeout (now, next));
       if (n < 0 && errno != EINTR)
         {
@@ -178,6 +181,11 @@ sb_supervise (struct sb_supervisor *s, struct sb_outcome *res)
       if (p[3].revents)
         read_stream (s, &s->err, &over);
       now = sr_monotonic_ms ();
+      if (sample_at >= 0 && now >= sample_at)
+        {
+          s->sample (s->sample_arg);
+          sample_at = now + SB_SAMPLE_MS;
+        }
       if (over && !res->output_exceeded)
         {
           res->output_exceeded = true;

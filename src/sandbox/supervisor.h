@@ -43,7 +43,13 @@ struct sb_supervisor
   int sigfd; /* signalfd for SIGINT, SIGTERM, SIGHUP */
   struct sb_stream out, err;
   int64_t started_ms;
+  /* Called every SB_SAMPLE_MS while the process runs (the peaks that the
+   * cgroup does not keep, such as the number of processes). */
+  void (*sample) (void *arg);
+  void *sample_arg;
 };
+
+#define SB_SAMPLE_MS 50
 
 /* The signals the supervisor takes over (blocked before the process is
  * created, so that none is lost). */
