@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "sandrun/log.h"
-#include "sandrun/process.h"
+#include "core/process.h"
 #include "sandrun/util.h"
 
 /* Indexed by capability number (include/uapi/linux/capability.h). */

@@ -10,11 +10,11 @@
 
 #include "exec_internal.h"
 #include "linux_attrs_internal.h"
-#include "sandrun/fdpass.h"
-#include "sandrun/foreground.h"
-#include "sandrun/lifecycle.h"
-#include "sandrun/seccomp.h"
-#include "sandrun/sync.h"
+#include "util/fdpass.h"
+#include "core/foreground.h"
+#include "core/lifecycle.h"
+#include "core/seccomp.h"
+#include "core/sync.h"
 #include "sandrun/util.h"
 
 /* Everything an exec holds while it runs, released in one place; until the

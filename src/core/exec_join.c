@@ -16,13 +16,13 @@
 
 #include "exec_internal.h"
 #include "linux_attrs_internal.h"
-#include "sandrun/linux_attrs.h"
-#include "sandrun/lifecycle.h"
+#include "core/linux_attrs.h"
+#include "core/lifecycle.h"
 #include "sandrun/log.h"
-#include "sandrun/procfs.h"
-#include "sandrun/process.h"
+#include "util/procfs.h"
+#include "core/process.h"
 #include "sandrun/signals.h"
-#include "sandrun/sync.h"
+#include "core/sync.h"
 #include "sandrun/util.h"
 
 #ifndef CLONE_NEWTIME

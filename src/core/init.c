@@ -17,18 +17,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sandrun/hooks.h"
-#include "sandrun/linux_attrs.h"
+#include "core/hooks.h"
+#include "core/linux_attrs.h"
 #include "sandrun/log.h"
-#include "sandrun/procfs.h"
-#include "sandrun/process.h"
-#include "sandrun/rootfs.h"
-#include "sandrun/safepath.h"
+#include "util/procfs.h"
+#include "core/process.h"
+#include "core/rootfs.h"
+#include "util/safepath.h"
 #include "sandrun/signals.h"
-#include "sandrun/spawn.h"
-#include "sandrun/sync.h"
-#include "sandrun/sysctl.h"
-#include "sandrun/terminal.h"
+#include "core/spawn.h"
+#include "core/sync.h"
+#include "core/sysctl.h"
+#include "core/terminal.h"
 #include "sandrun/util.h"
 
 #ifndef CLONE_NEWTIME

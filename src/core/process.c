@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "sandrun/log.h"
-#include "sandrun/process.h"
-#include "sandrun/procfs.h"
+#include "core/process.h"
+#include "util/procfs.h"
 #include "sandrun/util.h"
 
 #define DEFAULT_PATH                                                           \

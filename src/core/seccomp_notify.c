@@ -10,9 +10,9 @@
 #include <yajl/yajl_tree.h>
 
 #include "oci-spec/oci-spec.h"
-#include "sandrun/fdpass.h"
+#include "util/fdpass.h"
 #include "sandrun/jsongen.h"
-#include "sandrun/seccomp.h"
+#include "core/seccomp.h"
 #include "sandrun/util.h"
 
 /* The state is our own document; the bound only guards the recursion. */

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <linux/sched.h>
 
-#include "sandrun/spawn.h"
+#include "core/spawn.h"
 #include "sandrun/util.h"
 
 #ifndef CLONE_INTO_CGROUP

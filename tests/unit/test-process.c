@@ -17,9 +17,9 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "sandrun/fdpass.h"
-#include "sandrun/process.h"
-#include "sandrun/terminal.h"
+#include "util/fdpass.h"
+#include "core/process.h"
+#include "core/terminal.h"
 #include "sandrun/util.h"
 #include "unit.h"
 

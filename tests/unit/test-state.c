@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "oci-spec/oci-spec.h"
-#include "sandrun/state.h"
-#include "sandrun/sync.h"
+#include "core/state.h"
+#include "core/sync.h"
 #include "sandrun/util.h"
 #include "unit.h"
 

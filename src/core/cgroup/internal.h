@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sandrun/cgroup.h"
+#include "core/cgroup/cgroup.h"
 #include "sandrun/error.h"
 
 /* Resource families.  SR_CG_BLKIO stands for v1 "blkio" and v2 "io". */

@@ -9,11 +9,11 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "sandrun/cgroup.h"
-#include "sandrun/mountinfo.h"
-#include "sandrun/mountopt.h"
-#include "sandrun/procfs.h"
-#include "sandrun/safepath.h"
+#include "core/cgroup/cgroup.h"
+#include "util/mountinfo.h"
+#include "core/mountopt.h"
+#include "util/procfs.h"
+#include "util/safepath.h"
 #include "sandrun/util.h"
 
 #ifndef CGROUP2_SUPER_MAGIC

@@ -11,11 +11,11 @@
 #include <sys/types.h>
 
 #include "oci-spec/types.h"
-#include "sandrun/cgroup.h"
+#include "core/cgroup/cgroup.h"
 #include "sandrun/error.h"
-#include "sandrun/idmap.h"
-#include "sandrun/namespaces.h"
-#include "sandrun/seccomp.h"
+#include "core/idmap.h"
+#include "core/namespaces.h"
+#include "core/seccomp.h"
 
 struct sr_spawn_ctx
 {
