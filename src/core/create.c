@@ -124,13 +124,13 @@ check_mount_namespace (const oci_linux *l, sr_error **err)
       if (ns->type == NULL || strcmp (ns->type, "mount") != 0)
         continue;
       if (ns->path != NULL && ns->path[0] != '\0')
-        return sr_fail (err, EINVAL,
+        return sr_fail (err, 0,
                         "linux.namespaces: joining the mount namespace \"%s\" is not supported: "
                         "sandrun never changes the mount table of a namespace it did not create",
                         ns->path);
       return 0;
     }
-  return sr_fail (err, EINVAL,
+  return sr_fail (err, 0,
                   "linux.namespaces: a mount namespace is required: "
                   "sandrun never changes the mount table of a namespace it did not create");
 }
