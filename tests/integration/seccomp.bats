@@ -48,9 +48,9 @@ deny_profile() {
 		--arg a "$1" --arg e "${2:-}"
 }
 
-# allow_list: the JSON list of syscalls the runtime's init needs once the
-# filter is loaded, and busybox and the probe's static libc need (getpgid,
-# getpgrp, sched_yield are not in it).
+# allow_list: the JSON list of syscalls busybox and the probe's static libc
+# need (getpgid, getpgrp, sched_yield are not in it); the runtime itself
+# needs only execve once the filter is loaded.
 allow_list() {
 	# One jq for the whole list (json_array runs one per name).
 	printf '%s\n' read write readv writev open openat close close_range fstat newfstatat \
