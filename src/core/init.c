@@ -328,14 +328,22 @@ sr_init_receive_listener (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
       return sr_fail (err, EPROTO, "sync: expected the seccomp listener's socket");
     }
   ctx->listener_fd = msg.fd; /* close-on-exec (MSG_CMSG_CLOEXEC) */
-  if (sr_sync_recv (sync, &msg, err) < 0)
-    return -1;
-  if (msg.hdr.type == SR_SYNC_ERROR)
-    return sr_sync_error_from (&msg, err);
-  if (msg.hdr.type != SR_SYNC_DATA)
-    return sr_fail (err, EPROTO, "sync: expected the seccomp listener's message");
-  ctx->listener_len = msg.hdr.len;
-  ctx->listener_msg = xstrndup (msg.text, msg.hdr.len);
+  ctx->listener_msg = xstrdup ("");
+  ctx->listener_len = 0;
+  do
+    {
+      if (sr_sync_recv (sync, &msg, err) < 0)
+        return -1;
+      if (msg.hdr.type == SR_SYNC_ERROR)
+        return sr_sync_error_from (&msg, err);
+      if (msg.hdr.type != SR_SYNC_DATA)
+        return sr_fail (err, EPROTO, "sync: expected the seccomp listener's message");
+      /* The parent's own document, bounded by the config it came from. */
+      ctx->listener_msg = xrealloc (ctx->listener_msg, ctx->listener_len + msg.hdr.len + 1);
+      memcpy (ctx->listener_msg + ctx->listener_len, msg.text, msg.hdr.len + 1);
+      ctx->listener_len += msg.hdr.len;
+    }
+  while (msg.hdr.value != 0);
   return 0;
 }
 

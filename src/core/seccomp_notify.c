@@ -182,10 +182,21 @@ sr_seccomp_hand_listener (const oci_seccomp *profile, int sync, pid_t process_pi
 
   if (listener_open (profile, process_pid, state_json, &sock, &msg, &len, err) < 0)
     return -1;
-  if (len > SR_SYNC_MAX_TEXT)
-    return sr_fail (err, E2BIG, "seccomp listener: the container state is too large (%zu bytes)",
-                    len);
   if (sr_sync_send_fd (sync, SR_FD_SECCOMP_LISTENER, sock, err) < 0)
     return -1;
-  return sr_sync_send (sync, SR_SYNC_DATA, 0, msg, err);
+  /* The state can outgrow one sync message (annotations): in pieces, each
+   * DATA message's value saying whether more follow. */
+  for (size_t off = 0;;)
+    {
+      char piece[SR_SYNC_MAX_TEXT + 1];
+      size_t n = len - off < SR_SYNC_MAX_TEXT ? len - off : SR_SYNC_MAX_TEXT;
+
+      memcpy (piece, msg + off, n);
+      piece[n] = '\0';
+      off += n;
+      if (sr_sync_send (sync, SR_SYNC_DATA, off < len, piece, err) < 0)
+        return -1;
+      if (off == len)
+        return 0;
+    }
 }

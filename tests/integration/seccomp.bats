@@ -497,6 +497,21 @@ hangup"
 		'[$v, ["seccompFd"], "sandrun-test meta", $v, $id, "creating", $pid, $b]')"
 }
 
+@test "seccomp: SCMP_ACT_NOTIFY: a container state larger than one sync message (annotations) reaches the listener whole" {
+	start_listener 777
+	notify_profile
+	local big
+	big=$(head -c 30000 /dev/zero | tr '\0' x)
+	update_config --arg v "$big" '.annotations = {"org.test.big": $v, "org.test.small": "s"}'
+	run_probe 110
+	assert_success
+	output=$raw_output
+	assert_output_equals "110: ok 777"
+	jq -e --arg v "$big" '.state.annotations["org.test.big"] == $v and .state.annotations["org.test.small"] == "s"
+		and .fds == ["seccompFd"]' "$LISTENER_STATE" >/dev/null ||
+		fail "the listener's state: $(head -c 300 "$LISTENER_STATE")"
+}
+
 @test "seccomp: SCMP_ACT_NOTIFY with noNewPrivileges false and the flags TSYNC and WAIT_KILLABLE_RECV" {
 	start_listener 777
 	notify_profile
