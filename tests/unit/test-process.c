@@ -379,6 +379,37 @@ child_no_caps (void *arg)
   EXPECT (mask == 0022, "default umask %o", (unsigned) mask);
 }
 
+/* Kept for a seccomp load without no_new_privs: CAP_SYS_ADMIN effective
+ * and permitted, in no set an execve passes on, until the late capset. */
+static void
+child_keep_admin (void *arg)
+{
+  char *kill_[] = { "CAP_KILL", NULL };
+  char *none[] = { NULL };
+  oci_capabilities caps = { .bounding = kill_, .effective = kill_, .permitted = kill_,
+                            .inheritable = none, .ambient = none };
+  oci_process p = { .cwd = "/", .capabilities = &caps };
+  struct sr_caps_late late;
+  _cleanup_error_ sr_error *e = NULL;
+
+  p.user.uid = 1000;
+  p.user.gid = 1000;
+  if (sr_process_switch_identity (&p, &late, &e) < 0)
+    {
+      EXPECT (false, "switch: %s", e->msg);
+      return;
+    }
+  EXPECT (late.pending, "CAP_SYS_ADMIN kept");
+  EXPECT (status_caps ("CapEff") == (BIT (5) | BIT (21)), "CapEff before");
+  EXPECT (status_caps ("CapPrm") == (BIT (5) | BIT (21)), "CapPrm before");
+  EXPECT (status_caps ("CapBnd") == BIT (5) && status_caps ("CapInh") == 0
+              && status_caps ("CapAmb") == 0,
+          "bounding, inheritable, ambient exact before");
+  EXPECT (sr_capabilities_apply_late (&late, &e) == 0, "late: %s", e ? e->msg : "");
+  EXPECT (status_caps ("CapEff") == BIT (5) && status_caps ("CapPrm") == BIT (5),
+          "CAP_SYS_ADMIN gone after");
+}
+
 static void
 child_no_new_privs (void *arg)
 {
@@ -463,6 +494,8 @@ test_identity (void)
          "NULL capabilities: every set empty, umask 0022");
   CHECK (in_child (child_ambient_not_inheritable, NULL) == 0,
          "an ambient capability that is not inheritable is not raised");
+  CHECK (in_child (child_keep_admin, NULL) == 0,
+         "CAP_SYS_ADMIN kept for a late seccomp load, dropped by one capset");
   CHECK (in_child (child_no_new_privs, NULL) == 0, "noNewPrivileges");
   CHECK (in_child (child_setgroups_denied, NULL) == 0,
          "setgroups denied in a user namespace");
