@@ -457,7 +457,10 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
 
   /* Everything the runtime still has to do happens before the seccomp
    * filter goes in (sr_init_exec): the PATH walk and the cwd check done as
-   * the container's user, the fds marked, the startContainer hooks run. */
+   * the container's user, the fds marked, the startContainer hooks run.
+   * The executable stays a checked path, not an fd: execveat of an fd hands
+   * a script's interpreter /dev/fd/N, closed by then (close-on-exec), and
+   * the path is the container's own, in its root. */
   exe = sr_process_find_executable (p, err);
   if (exe == NULL)
     return -1;
