@@ -367,7 +367,7 @@ sr_init_exec (struct sr_spawn_ctx *ctx, const char *exe, char *const *env, sr_er
     }
   if (sr_capabilities_apply_late (&ctx->caps_late, err) < 0)
     return -1;
-  execve (exe, ctx->cfg->process->args, (char **) env);
+  execve (exe, ctx->cfg->process->args, env);
   return sr_fail_exec (err, errno, exe);
 }
 
