@@ -796,7 +796,7 @@ late_check() {
 	create_container "$id"
 	[[ $status -eq 0 ]] || fail "create, $what: $output"
 	runtime start "$id" || fail "start, $what: $(cat "$(ct_out "$id")")"
-	wait_status "$id" stopped || fail "create/start, $what: $(cat "$(ct_out "$id")")"
+	wait_status "$id" stopped 600 || fail "create/start, $what: $(cat "$(ct_out "$id")")"
 	[[ $(cat "$(ct_out "$id")") == "121: errno $e" ]] || fail "create/start, $what: $(cat "$(ct_out "$id")")"
 	runtime delete "$id" || fail "delete $id"
 
@@ -806,7 +806,7 @@ late_check() {
 	create_container "$id"
 	[[ $status -eq 0 ]] || fail "create (for exec), $what: $output"
 	runtime start "$id" || fail "start (for exec), $what: $(cat "$(ct_out "$id")")"
-	wait_status "$id" running || fail "start (for exec), $what"
+	wait_status "$id" running 600 || fail "start (for exec), $what"
 	run runtime exec "$id" seccomp_probe 121,0
 	[[ $status -eq 0 && $output == "121: errno $e" ]] || fail "exec, $what: status $status: $output"
 	runtime delete -f "$id" || fail "delete -f $id"
@@ -857,7 +857,7 @@ late_check() {
 			[[ $status -eq 0 ]] || fail "create, $profile, $nnp: $output"
 			[[ ! -e $BUNDLE/rootfs/hook-ran ]] || fail "the startContainer hook ran at create"
 			runtime start "$id" || fail "start, $profile, $nnp: $(cat "$(ct_out "$id")")"
-			wait_status "$id" stopped || fail "create/start, $profile, $nnp"
+			wait_status "$id" stopped 600 || fail "create/start, $profile, $nnp"
 			[[ $(cat "$(ct_out "$id")") == "121: errno 1" ]] || fail "create/start, $profile, $nnp: $(cat "$(ct_out "$id")")"
 			[[ $(cat "$BUNDLE/rootfs/hook-ran") == $'/\nseccomp_probe' ]] ||
 				fail "create/start, $profile, $nnp: $(cat "$BUNDLE/rootfs/hook-ran")"
@@ -888,7 +888,7 @@ late_check() {
 	create_container "$id"
 	[[ $status -eq 0 ]] || fail "create: $output"
 	runtime start "$id" || fail "start: $(cat "$(ct_out "$id")")"
-	wait_status "$id" stopped || fail "create/start"
+	wait_status "$id" stopped 600 || fail "create/start"
 	[[ $(cat "$(ct_out "$id")") == $'110: ok 777\n121: errno 6' ]] || fail "create/start: $(cat "$(ct_out "$id")")"
 	runtime delete "$id" || fail "delete $id"
 
@@ -900,7 +900,7 @@ late_check() {
 	create_container "$id"
 	[[ $status -eq 0 ]] || fail "create (for exec): $output"
 	runtime start "$id" || fail "start (for exec)"
-	wait_status "$id" running || fail "start (for exec)"
+	wait_status "$id" running 600 || fail "start (for exec)"
 	stop_listener
 	start_listener 777
 	run runtime exec "$id" seccomp_probe 110 121,0
