@@ -9,7 +9,8 @@
 # suite against an ASan+UBSan build), cgroupv2 (the cgroup-dependent and
 # attack tests inside a pure cgroup v2 guest, ../shared/tools/vm-run), fuzz
 # (each libFuzzer target for FUZZ_SECONDS), soak (SOAK_COUNT create/start/
-# delete cycles).  It installs what it needs from Debian first, builds out of
+# delete cycles), format (clang-format on contrib/format-checked.txt's files,
+# contrib/scripts/check-format.sh).  It installs what it needs from Debian first, builds out of
 # tree under tests/.work/, and ends with the line "N passed, M failed" (and
 # ", K skipped"); the exit status is non-zero when anything failed.
 set -uo pipefail
@@ -19,7 +20,7 @@ cd "$repo"
 work=$repo/tests/.work
 logs=$work/logs
 mkdir -p "$logs"
-SECTIONS=${SECTIONS:-unit integration asan cgroupv2 fuzz soak}
+SECTIONS=${SECTIONS:-format unit integration asan cgroupv2 fuzz soak}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 export SOAK_COUNT=${SOAK_COUNT:-50}
 vm_run=$(cd "$repo/.." && pwd)/shared/tools/vm-run
@@ -96,6 +97,11 @@ if ! contrib/scripts/install-deps.sh --tests; then
 	echo "deps: installing the test dependencies failed" >>"$logs/failures.txt"
 	failed=$((failed + 1))
 	finish
+fi
+
+if wants format; then
+	say "format"
+	run_tap format contrib/scripts/check-format.sh
 fi
 
 say "build"
