@@ -4,10 +4,12 @@
 set -euo pipefail
 
 build=(build-essential autoconf automake pkg-config
-	libseccomp-dev libyajl-dev libcap-dev libsystemd-dev)
+	libseccomp-dev libyajl-dev libcap-dev libsystemd-dev
+	libc-ares-dev libnftables-dev) # the last two: sandrun-egress only
 runtime=(busybox-static)
 tests=(bats jq iproute2 procps util-linux clang libclang-rt-14-dev podman
-	dbus-daemon) # dbus-daemon: the fake systemd's bus (cgroups_systemd.bats)
+	dbus-daemon # dbus-daemon: the fake systemd's bus (cgroups_systemd.bats)
+	curl openssl python3) # the egress tests' clients and servers
 want=("${build[@]}" "${runtime[@]}")
 [[ ${1:-} == --tests ]] && want+=("${tests[@]}")
 
