@@ -267,7 +267,9 @@ static void
 decide_name (struct eg_conn *c, const char *name, uint16_t port)
 {
   struct gateway *gw = c->gw;
-  snprintf (c->rec.host, sizeof c->rec.host, "%s", name);
+  if (name != c->rec.host)
+    snprintf (c->rec.host, sizeof c->rec.host, "%s", name);
+  name = c->rec.host;
   c->rec.port = port;
   if (eg_addr_parse (name, &c->orig))
     {

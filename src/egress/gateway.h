@@ -10,7 +10,7 @@
 
 #include "egress/netns.h"
 #include "egress/parse.h"
-#include "egress/policy.h"
+#include "sandbox/egress_policy.h"
 
 #define EG_CONN_MAX 256        /* concurrent TCP connections */
 #define EG_RELAY_BUF 65536     /* per direction */

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "egress/policy.h"
+#include "sandbox/egress_policy.h"
 
 enum eg_parse
 {

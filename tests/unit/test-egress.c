@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "egress/parse.h"
-#include "egress/policy.h"
+#include "sandbox/egress_policy.h"
 #include "sandrun/util.h"
 #include "unit.h"
 

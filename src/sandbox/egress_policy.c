@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "egress/policy.h"
+#include "egress_policy.h"
 #include "sandrun/util.h"
 
 void

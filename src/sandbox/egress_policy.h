@@ -1,9 +1,9 @@
-/* The egress policy: what --allow-host and --add-host say, and the checks
+/* The egress policy of a sandbox: what --allow-host and --add-host say, and the checks
  * the gateway makes with it.  Pure functions, no system calls: shared by the
  * gateway (sandrun-egress) and by `sandrun sandbox`, which validates the
  * options before anything starts. */
-#ifndef SANDRUN_EGRESS_POLICY_H
-#define SANDRUN_EGRESS_POLICY_H
+#ifndef SANDRUN_SANDBOX_EGRESS_POLICY_H
+#define SANDRUN_SANDBOX_EGRESS_POLICY_H
 
 #include <netinet/in.h>
 #include <stdbool.h>
