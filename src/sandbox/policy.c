@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "oci-spec/oci-spec.h"
+#include "egress.h"
 #include "policy.h"
 #include "rootfs.h"
 #include "sandrun/jsongen.h"
@@ -109,7 +110,7 @@ add_rlimit (oci_process *p, const char *type, uint64_t soft, uint64_t hard)
 }
 
 static oci_process *
-make_process (const struct sb_options *o)
+make_process (const struct sb_options *o, const struct sb_bundle *b)
 {
   static const char *const base_env[] = {
     "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/work", "LANG=C.UTF-8", "TMPDIR=/tmp", NULL,
@@ -118,6 +119,8 @@ make_process (const struct sb_options *o)
 
   p->args = strv_dup (o->argv);
   p->env = strv_of (base_env);
+  for (size_t i = 0; b->netns != NULL && sb_egress_env[i] != NULL; i++)
+    strv_append (&p->env, sb_egress_env[i]);
   for (size_t i = 0; o->env != NULL && o->env[i] != NULL; i++)
     strv_append (&p->env, o->env[i]);
   p->cwd = xstrdup ("/work");
@@ -177,7 +180,9 @@ make_linux (oci_config *c, const struct sb_options *o, const struct sb_bundle *b
   for (size_t i = 0; namespaces[i] != NULL; i++)
     {
       l->namespaces = xrealloc (l->namespaces, (i + 1) * sizeof *l->namespaces);
-      l->namespaces[i] = (oci_namespace) { xstrdup (namespaces[i]), NULL };
+      bool join = b->netns != NULL && strcmp (namespaces[i], "network") == 0;
+      l->namespaces[i] = (oci_namespace) { xstrdup (namespaces[i]),
+                                           join ? xstrdup (b->netns) : NULL };
       l->namespaces_len = i + 1;
     }
   l->uid_mappings = xcalloc (1, sizeof *l->uid_mappings);
@@ -204,7 +209,7 @@ sb_policy_config (const struct sb_options *o, const struct sb_bundle *b, sr_erro
   c->root->path = xstrdup (b->rootfs);
   c->root->readonly = true;
   c->hostname = xstrdup ("sandbox");
-  c->process = make_process (o);
+  c->process = make_process (o, b);
   add_mounts (c, o, b);
   if (make_linux (c, o, b, err) < 0)
     {
@@ -282,8 +287,7 @@ sb_policy_describe (yajl_gen g, const struct sb_options *o, const struct sb_bund
   yajl_gen_map_open (g);
   describe_limits (g, o, b);
   describe_mounts (g, o, b);
-  sr_json_gen_str (g, "network");
-  sr_json_gen_str (g, o->net);
+  sb_egress_describe_policy (g, o);
   sr_json_gen_str (g, "seccomp");
   sr_json_gen_str (g, SB_SECCOMP_PROFILE);
   sr_json_gen_str (g, "user_namespace");

@@ -14,6 +14,7 @@
 
 #include "oci-spec/oci-spec.h"
 #include "bundle.h"
+#include "egress.h"
 #include "files.h"
 #include "policy.h"
 #include "receipt.h"
@@ -37,6 +38,7 @@ struct sb_exec
   struct sb_files before, changes;
   struct sb_outcome res;
   struct sb_receipt rc;
+  struct sb_egress eg;
   int stdin_fd;
   int out_w, err_w;
   bool created;
@@ -55,6 +57,7 @@ exec_release (struct sb_exec *x)
       if (sr_container_delete (x->g, x->b.id, true, &err) < 0 && sr_error_errno (err) != ENOENT)
         sr_log (SR_LOG_WARNING, "sandbox \"%s\": delete: %s", x->b.id, err->msg);
     }
+  sb_egress_clear (&x->eg);
   sb_bundle_destroy (&x->b);
   sb_watchdog_stop (&x->wd);
   if (x->cfg != NULL)
@@ -100,12 +103,28 @@ make_pipes (struct sb_exec *x, sr_error **err)
   return 0;
 }
 
+/* The egress gateway, its namespace for the sandbox, the resolv.conf that
+ * names its DNS stub (written into the root's writable top layer, never
+ * through a symlink of a --rootfs). */
+static int
+start_egress (struct sb_exec *x, sr_error **err)
+{
+  if (sb_egress_write_resolv_conf (x->b.rootfs, err) < 0)
+    return -1;
+  if (sb_egress_start (x->o, &x->eg, err) < 0)
+    return -1;
+  x->b.netns = x->eg.netns;
+  return 0;
+}
+
 static int
 prepare (struct sb_exec *x, sr_error **err)
 {
   sigset_t set;
 
   if (sb_bundle_create (x->g, x->o, &x->b, err) < 0)
+    return -1;
+  if (sb_egress_wanted (x->o) && start_egress (x, err) < 0)
     return -1;
   x->cfg = sb_policy_config (x->o, &x->b, err);
   if (x->cfg == NULL)
@@ -241,7 +260,7 @@ sb_run (const struct sr_globals *g, const struct sb_options *o, int *status, sr_
   __attribute__ ((cleanup (exec_release))) struct sb_exec x = {
     .g = g, .o = o, .b = SB_BUNDLE_INIT, .wd = SB_WATCHDOG_INIT,
     .sv = { .o = o, .pidfd = -1, .sigfd = -1, .out = { .fd = -1 }, .err = { .fd = -1 } },
-    .stdin_fd = 0, .out_w = -1, .err_w = -1,
+    .stdin_fd = 0, .out_w = -1, .err_w = -1, .eg = SB_EGRESS_INIT,
   };
 
   if (prepare (&x, err) < 0)
@@ -254,6 +273,7 @@ sb_run (const struct sr_globals *g, const struct sb_options *o, int *status, sr_
     }
   else if (!start_failed (&x, err))
     return -1;
+  sb_egress_stop (&x.eg);
   x.rc.finished_at = sr_now_rfc3339 ();
   measure (&x);
   x.rc.o = o;
@@ -262,6 +282,7 @@ sb_run (const struct sr_globals *g, const struct sb_options *o, int *status, sr_
   x.rc.out = &x.sv.out;
   x.rc.err = &x.sv.err;
   x.rc.files = &x.changes;
+  x.rc.egress = &x.eg;
   sb_receipt_judge (&x.rc);
   *status = exit_status (&x.res);
   return write_outputs (&x, err);
