@@ -86,7 +86,9 @@ answer (struct eg_dns_pending *p, struct eg_addr *addrs, size_t n,
   p->rec.reason[0] = '\0';
   for (size_t i = 0; i < n; i++)
     eg_dnsmap_add (gw, p->q.name, &addrs[i], declared);
-  reply (p, EG_DNS_NOERROR, addrs, n);
+  /* A records only: the sandbox reaches the gateway over IPv4, and the
+   * gateway picks the upstream's address family itself */
+  reply (p, EG_DNS_NOERROR, addrs, p->q.qtype == EG_DNS_TYPE_A ? n : 0);
 }
 
 static void
@@ -122,11 +124,9 @@ query (struct gateway *gw, struct eg_dns_pending *p)
       reply (p, EG_DNS_REFUSED, NULL, 0);
       return;
     }
-  if (p->q.qclass != 1 || (p->q.qtype != EG_DNS_TYPE_A))
+  if (p->q.qclass != 1)
     {
-      /* AAAA and the rest: an empty answer; the sandbox speaks IPv4 to
-       * the gateway, which picks the upstream address family itself */
-      reply (p, EG_DNS_NOERROR, NULL, 0);
+      reply (p, EG_DNS_NOTIMP, NULL, 0);
       return;
     }
   const struct eg_addr *h = eg_policy_host (gw->pol, p->q.name);

@@ -15,7 +15,7 @@
 #define EG_CONN_MAX 256        /* concurrent TCP connections */
 #define EG_RELAY_BUF 65536     /* per direction */
 #define EG_ADDRS_MAX 8
-#define EG_HEAD_TIMEOUT_MS 10000 /* a whole request head, or a ClientHello */
+#define EG_HEAD_TIMEOUT_MS 5000 /* a whole request head, or a ClientHello */
 #define EG_SNIFF_MS 1000       /* silence before a raw TCP client is served */
 #define EG_CONNECT_TIMEOUT_MS 10000
 #define EG_IDLE_TIMEOUT_MS 300000

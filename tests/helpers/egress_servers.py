@@ -3,7 +3,7 @@
 namespace: HTTP on :80, HTTPS on :443 (a self-signed certificate made with
 openssl by the test), a TCP echo on :7.  Each HTTP(S) GET of /bytes/N
 answers N bytes; every other path answers "hello from HOST".  Writes READY
-to stdout once all listen."""
+to stdout once all listen, then serves until killed."""
 import http.server
 import socket
 import socketserver
@@ -59,4 +59,4 @@ echo = EchoServer((addr, 7), Echo)
 for s in (plain, tls, echo):
     threading.Thread(target=s.serve_forever, daemon=True).start()
 print("READY", flush=True)
-sys.stdin.read()  # until the test closes our stdin (or kills us)
+threading.Event().wait()
