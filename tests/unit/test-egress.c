@@ -195,7 +195,7 @@ test_corpus (void)
   const char *kinds[] = { "http", "tls", "dns" };
   for (size_t k = 0; k < ARRAY_SIZE (kinds); k++)
     {
-      _cleanup_free_ char *dir = xasprintf ("%s/%s", EGRESS_FUZZ_CORPUS, kinds[k]);
+      _cleanup_free_ char *dir = xasprintf ("%s/egress-%s", EGRESS_FUZZ_CORPUS, kinds[k]);
       DIR *d = opendir (dir);
       CHECK (d != NULL, "corpus %s exists", kinds[k]);
       if (d == NULL)
