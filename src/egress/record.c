@@ -20,21 +20,11 @@ eg_record_start (struct eg_record *r, enum eg_proto proto)
   r->start_ms = eg_now ();
 }
 
-static void
-gen_key_str (yajl_gen g, const char *k, const char *v)
+/* An empty string is recorded as null. */
+static const char *
+or_null (const char *s)
 {
-  sr_json_gen_str (g, k);
-  if (v == NULL || v[0] == '\0')
-    yajl_gen_null (g);
-  else
-    sr_json_gen_str (g, v);
-}
-
-static void
-gen_key_int (yajl_gen g, const char *k, long long v)
-{
-  sr_json_gen_str (g, k);
-  yajl_gen_integer (g, v);
+  return s != NULL && s[0] != '\0' ? s : NULL;
 }
 
 char *
@@ -45,16 +35,16 @@ eg_record_json (const struct eg_record *r, int64_t now_ms)
   if (r->has_address)
     eg_addr_str (&r->address, addr, sizeof addr);
   yajl_gen_map_open (g);
-  gen_key_str (g, "time", r->time);
-  gen_key_str (g, "protocol", proto_names[r->proto]);
-  gen_key_str (g, "host", r->host);
-  gen_key_int (g, "port", r->port);
-  gen_key_str (g, "address", addr);
-  gen_key_str (g, "decision", r->denied ? "denied" : "allowed");
-  gen_key_str (g, "reason", r->reason);
-  gen_key_int (g, "bytes_out", (long long) r->bytes_out);
-  gen_key_int (g, "bytes_in", (long long) r->bytes_in);
-  gen_key_int (g, "duration_ms", (long long) (now_ms - r->start_ms));
+  sr_json_gen_key_str (g, "time", r->time);
+  sr_json_gen_key_str (g, "protocol", proto_names[r->proto]);
+  sr_json_gen_key_str (g, "host", or_null (r->host));
+  sr_json_gen_key_int (g, "port", r->port);
+  sr_json_gen_key_str (g, "address", or_null (addr));
+  sr_json_gen_key_str (g, "decision", r->denied ? "denied" : "allowed");
+  sr_json_gen_key_str (g, "reason", or_null (r->reason));
+  sr_json_gen_key_int (g, "bytes_out", (long long) r->bytes_out);
+  sr_json_gen_key_int (g, "bytes_in", (long long) r->bytes_in);
+  sr_json_gen_key_int (g, "duration_ms", (long long) (now_ms - r->start_ms));
   yajl_gen_map_close (g);
   return sr_json_gen_take (g, true);
 }
@@ -87,9 +77,9 @@ eg_record_summary (struct gateway *gw)
   yajl_gen_bool (g, gw->bytes_cap_hit);
   sr_json_gen_str (g, "connections_limit_hit");
   yajl_gen_bool (g, gw->conns_cap_hit);
-  gen_key_int (g, "bytes_total", (long long) gw->bytes_total);
-  gen_key_int (g, "connections", (long long) gw->conns_opened);
-  gen_key_int (g, "unrecorded", (long long) gw->n_unrecorded);
+  sr_json_gen_key_int (g, "bytes_total", (long long) gw->bytes_total);
+  sr_json_gen_key_int (g, "connections", (long long) gw->conns_opened);
+  sr_json_gen_key_int (g, "unrecorded", (long long) gw->n_unrecorded);
   yajl_gen_map_close (g);
   _cleanup_free_ char *line = sr_json_gen_take (g, true);
   sr_write_all (gw->log_fd, line, strlen (line));

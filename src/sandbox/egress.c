@@ -298,23 +298,6 @@ sb_egress_first_denial (const struct sb_egress *e)
   return NULL;
 }
 
-static void
-gen_str (yajl_gen g, const char *k, const char *v)
-{
-  sr_json_gen_str (g, k);
-  if (v != NULL)
-    sr_json_gen_str (g, v);
-  else
-    yajl_gen_null (g);
-}
-
-static void
-gen_int (yajl_gen g, const char *k, long long v)
-{
-  sr_json_gen_str (g, k);
-  yajl_gen_integer (g, v);
-}
-
 void
 sb_egress_describe (yajl_gen g, const struct sb_egress *e)
 {
@@ -323,16 +306,16 @@ sb_egress_describe (yajl_gen g, const struct sb_egress *e)
     {
       const struct sb_egress_entry *x = &e->entries[i];
       yajl_gen_map_open (g);
-      gen_str (g, "time", x->time);
-      gen_str (g, "protocol", x->protocol);
-      gen_str (g, "host", x->host);
-      gen_int (g, "port", x->port);
-      gen_str (g, "address", x->address);
-      gen_str (g, "decision", x->decision);
-      gen_str (g, "reason", x->reason);
-      gen_int (g, "bytes_out", x->bytes_out);
-      gen_int (g, "bytes_in", x->bytes_in);
-      gen_int (g, "duration_ms", x->duration_ms);
+      sr_json_gen_key_str (g, "time", x->time);
+      sr_json_gen_key_str (g, "protocol", x->protocol);
+      sr_json_gen_key_str (g, "host", x->host);
+      sr_json_gen_key_int (g, "port", x->port);
+      sr_json_gen_key_str (g, "address", x->address);
+      sr_json_gen_key_str (g, "decision", x->decision);
+      sr_json_gen_key_str (g, "reason", x->reason);
+      sr_json_gen_key_int (g, "bytes_out", x->bytes_out);
+      sr_json_gen_key_int (g, "bytes_in", x->bytes_in);
+      sr_json_gen_key_int (g, "duration_ms", x->duration_ms);
       yajl_gen_map_close (g);
     }
   yajl_gen_array_close (g);
@@ -348,26 +331,27 @@ gen_strv (yajl_gen g, const char *k, char **v)
   yajl_gen_array_close (g);
 }
 
+static void
+gen_limit (yajl_gen g, const char *k, uint64_t v)
+{
+  sr_json_gen_str (g, k);
+  if (v > 0)
+    yajl_gen_integer (g, (long long) v);
+  else
+    yajl_gen_null (g);
+}
+
 void
 sb_egress_describe_policy (yajl_gen g, const struct sb_options *o)
 {
-  sr_json_gen_str (g, "network");
-  sr_json_gen_str (g, sb_egress_wanted (o) ? "egress" : o->net);
+  sr_json_gen_key_str (g, "network", sb_egress_wanted (o) ? "egress" : o->net);
   if (!sb_egress_wanted (o))
     return;
   sr_json_gen_str (g, "egress");
   yajl_gen_map_open (g);
   gen_strv (g, "allow_hosts", o->allow_hosts);
   gen_strv (g, "add_hosts", o->add_hosts);
-  sr_json_gen_str (g, "max_bytes");
-  if (o->net_max_bytes > 0)
-    yajl_gen_integer (g, (long long) o->net_max_bytes);
-  else
-    yajl_gen_null (g);
-  sr_json_gen_str (g, "max_connections");
-  if (o->net_max_connections > 0)
-    yajl_gen_integer (g, (long long) o->net_max_connections);
-  else
-    yajl_gen_null (g);
+  gen_limit (g, "max_bytes", o->net_max_bytes);
+  gen_limit (g, "max_connections", o->net_max_connections);
   yajl_gen_map_close (g);
 }
