@@ -5,7 +5,8 @@
  * control socket (the supervisor joins the sandbox to /proc/PID/fd/NSFD),
  * serves until that socket ends, and writes one JSON line per connection
  * attempt to the log fd, then a summary line.  A separate executable so
- * that sandrun itself links neither nftables nor c-ares. */
+ * that sandrun itself links neither nftables nor c-ares.  It serves as
+ * nobody, without capabilities: only the set-up needs root. */
 #include <errno.h>
 #include <ifaddrs.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <grp.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -76,6 +78,23 @@ note_own_addresses (struct eg_policy *p)
   freeifaddrs (ifs);
 }
 
+/* Everything that needed root is done (the namespace, its rules, the
+ * sockets bound in it): serve hostile input as nobody, without capabilities
+ * and unable to gain any. */
+static int
+drop_privileges (sr_error **err)
+{
+  const gid_t nobody = 65534;
+  if (setgroups (0, NULL) < 0 || setresgid (nobody, nobody, nobody) < 0
+      || setresuid (nobody, nobody, nobody) < 0)
+    return sr_fail (err, errno, "drop privileges");
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+    return sr_fail (err, errno, "set no_new_privs");
+  /* a change of credentials clears the parent-death signal */
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  return 0;
+}
+
 static void
 raise_nofile (void)
 {
@@ -103,7 +122,7 @@ main (int argc, char **argv)
     goto fail;
   raise_nofile ();
   note_own_addresses (&pol);
-  if (eg_netns_create (&gw.ns, &err) < 0)
+  if (eg_netns_create (&gw.ns, &err) < 0 || drop_privileges (&err) < 0)
     goto fail;
   char ready[32];
   snprintf (ready, sizeof ready, "ready %d\n", gw.ns.nsfd);
