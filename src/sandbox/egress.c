@@ -344,7 +344,7 @@ gen_limit (yajl_gen g, const char *k, uint64_t v)
 void
 sb_egress_describe_policy (yajl_gen g, const struct sb_options *o)
 {
-  sr_json_gen_key_str (g, "network", sb_egress_wanted (o) ? "egress" : o->net);
+  sr_json_gen_key_str (g, "network", sb_egress_wanted (o) ? "gateway" : o->net);
   if (!sb_egress_wanted (o))
     return;
   sr_json_gen_str (g, "egress");

@@ -56,7 +56,7 @@ int sb_egress_start (const struct sb_options *o, struct sb_egress *e, sr_error *
 void sb_egress_stop (struct sb_egress *e);
 void sb_egress_clear (struct sb_egress *e);
 
-/* The policy's "network" (none or egress) and, with the gateway, "egress":
+/* The policy's "network" (none or gateway) and, with the gateway, "egress":
  * the allow-list, the declared hosts and the limits. */
 void sb_egress_describe_policy (yajl_gen g, const struct sb_options *o);
 

@@ -175,6 +175,8 @@ sb_receipt_judge (struct sb_receipt *r)
     (failed ? hit : note) (r, "pids");
   if (r->egress != NULL && r->egress->bytes_limit_hit)
     (failed ? hit : note) (r, "network_bytes");
+  if (r->egress != NULL && r->egress->connections_limit_hit)
+    note (r, "network_connections");
   if (r->egress != NULL && r->egress->denied > 0)
     note (r, "network");
 

@@ -93,7 +93,7 @@ CURL='curl -sS -m 10 --cacert /work/cert.pem'
 	# the proxy rewrote http://web.test/a to /a
 	read -r preq <<<"${lines[1]}"
 	[[ $(receipt '[.network[] | select(.protocol == "http")][0].bytes_out') -eq $((preq - 15)) ]]
-	[[ $(receipt '.policy.network') == egress ]]
+	[[ $(receipt '.policy.network') == gateway ]]
 	[[ $(receipt '.limits_hit | length') -eq 0 ]]
 }
 
@@ -235,6 +235,7 @@ except OSError as e:
 	[[ $output == *"the sandbox used its limit of 2 connections"* ]] || fail "$output"
 	[[ $(receipt '.network[2].decision') == denied ]]
 	[[ $(receipt '.limits_hit | index("network")') != null ]]
+	[[ $(receipt '.limits_hit | index("network_connections")') != null ]]
 }
 
 @test "egress: 20 concurrent connections, every one recorded" {
