@@ -258,8 +258,11 @@ sb_egress_stop (struct sb_egress *e)
 {
   if (e->pid < 0)
     return;
-  sr_close (e->control_fd); /* the gateway's cue to finish */
+  /* the gateway's cue to finish: the end of the control socket, and
+   * SIGTERM in case a forked helper still holds a copy of our end */
+  sr_close (e->control_fd);
   e->control_fd = -1;
+  kill (e->pid, SIGTERM);
   int status;
   while (waitpid (e->pid, &status, 0) < 0 && errno == EINTR)
     ;
