@@ -154,9 +154,14 @@ parse_one (int c, const char *v, struct sb_options *o, sr_error **err)
       if (strcmp (v, "none") != 0)
         return bad (err, name, v, "none (the only network mode)");
       return 0;
-    case OPT_ALLOW_HOST: strv_append (&o->allow_hosts, v); return 0;
-    case OPT_ADD_HOST: strv_append (&o->add_hosts, v); return 0;
-    case OPT_NET_MAX_BYTES: return parse_size_opt (name, v, 1, &o->net_max_bytes, err);
+    case OPT_ALLOW_HOST:
+      strv_append (&o->allow_hosts, v);
+      return 0;
+    case OPT_ADD_HOST:
+      strv_append (&o->add_hosts, v);
+      return 0;
+    case OPT_NET_MAX_BYTES:
+      return parse_size_opt (name, v, 1, &o->net_max_bytes, err);
     case OPT_NET_MAX_CONNECTIONS:
       return parse_count (name, v, 1 << 30, &o->net_max_connections, err);
     case OPT_TIMEOUT:

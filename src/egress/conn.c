@@ -87,7 +87,8 @@ eg_conn_accept (struct gateway *gw, int lfd, bool transparent)
         gw->conns->prev = c;
       gw->conns = c;
       gw->n_conns++;
-      c->deadline = c->rec.start_ms + (transparent ? EG_SNIFF_MS : EG_HEAD_TIMEOUT_MS);
+      c->deadline
+          = c->rec.start_ms + (transparent ? EG_SNIFF_MS : EG_HEAD_TIMEOUT_MS);
       if (transparent)
         {
           struct sockaddr_in sin;
@@ -137,13 +138,15 @@ start_connect (struct eg_conn *c)
           memcpy (&s->sin6_addr, a->bytes, 16);
           len = sizeof *s;
         }
-      int fd = socket (a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+      int fd
+          = socket (a->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
       if (fd < 0)
         {
           last = errno;
           continue;
         }
-      if (connect (fd, (struct sockaddr *) &ss, len) == 0 || errno == EINPROGRESS)
+      if (connect (fd, (struct sockaddr *) &ss, len) == 0
+          || errno == EINPROGRESS)
         {
           c->uev.fd = fd;
           c->uev.mask = 0;
@@ -339,8 +342,10 @@ classify_proxy (struct eg_conn *c)
     return;
   if (r == EG_PARSE_BAD)
     {
-      set_reason (c, "the request was not a well-formed HTTP request head "
-                     "under %d bytes", EG_HEAD_MAX);
+      set_reason (c,
+                  "the request was not a well-formed HTTP request head "
+                  "under %d bytes",
+                  EG_HEAD_MAX);
       deny (c, 400, "Bad Request");
       return;
     }
@@ -410,8 +415,10 @@ classify_transparent (struct eg_conn *c)
         return;
       if (r == EG_PARSE_BAD || req.is_connect)
         {
-          set_reason (c, "the request was not a well-formed HTTP request "
-                         "head under %d bytes", EG_HEAD_MAX);
+          set_reason (c,
+                      "the request was not a well-formed HTTP request "
+                      "head under %d bytes",
+                      EG_HEAD_MAX);
           deny (c, 400, "Bad Request");
           return;
         }
@@ -442,8 +449,10 @@ classify_hello (struct eg_conn *c)
       if (r == EG_PARSE_BAD)
         set_reason (c, "the TLS ClientHello could not be read");
       else if (sni[0] == '\0' && !literal)
-        set_reason (c, "the TLS ClientHello names no server (SNI) for "
-                       "CONNECT %s", host);
+        set_reason (c,
+                    "the TLS ClientHello names no server (SNI) for "
+                    "CONNECT %s",
+                    host);
       else if (sni[0] != '\0' && strcmp (sni, host) != 0)
         set_reason (c, "SNI %s does not match CONNECT %s", sni, host);
     }
@@ -498,7 +507,8 @@ read_head (struct eg_conn *c)
       deny (c, 431, "Request Header Fields Too Large");
       return;
     }
-  ssize_t n = read (c->cev.fd, c->head + c->head_len, sizeof c->head - c->head_len);
+  ssize_t n
+      = read (c->cev.fd, c->head + c->head_len, sizeof c->head - c->head_len);
   if (n < 0 && (errno == EAGAIN || errno == EINTR))
     return;
   if (n <= 0)
@@ -547,7 +557,8 @@ connected (struct eg_conn *c)
       memcpy (c->u2c.data, ok, sizeof ok - 1);
       c->u2c.len = sizeof ok - 1;
       c->state = ST_HELLO;
-      c->http_client = false; /* from now on it speaks TLS or its own protocol */
+      c->http_client
+          = false; /* from now on it speaks TLS or its own protocol */
       c->deadline = eg_now () + EG_HEAD_TIMEOUT_MS;
       eg_conn_update (c);
       if (c->head_len > 0)

@@ -29,9 +29,11 @@ eg_dnsmap_add (struct gateway *gw, const char *name, const struct eg_addr *a,
                bool declared)
 {
   for (size_t i = 0; i < gw->n_dnsmap; i++)
-    if (eg_addr_eq (&gw->dnsmap[i].addr, a) && strcmp (gw->dnsmap[i].name, name) == 0)
+    if (eg_addr_eq (&gw->dnsmap[i].addr, a)
+        && strcmp (gw->dnsmap[i].name, name) == 0)
       return;
-  size_t i = gw->n_dnsmap < EG_DNSMAP_MAX ? gw->n_dnsmap++ : gw->dnsmap_next++ % EG_DNSMAP_MAX;
+  size_t i = gw->n_dnsmap < EG_DNSMAP_MAX ? gw->n_dnsmap++
+                                          : gw->dnsmap_next++ % EG_DNSMAP_MAX;
   snprintf (gw->dnsmap[i].name, sizeof gw->dnsmap[i].name, "%s", name);
   gw->dnsmap[i].addr = *a;
   gw->dnsmap[i].declared = declared;
@@ -54,7 +56,8 @@ reply (struct eg_dns_pending *p, int rcode, const struct eg_addr *addrs,
        size_t n)
 {
   uint8_t out[DNS_MAX];
-  size_t len = eg_dns_reply (p->query, &p->q, rcode, addrs, n, out, sizeof out);
+  size_t len
+      = eg_dns_reply (p->query, &p->q, rcode, addrs, n, out, sizeof out);
   if (len > 0
       && sendto (p->gw->ns.dns_fd, out, len, MSG_DONTWAIT,
                  (struct sockaddr *) &p->from, p->fromlen)
@@ -147,9 +150,9 @@ eg_dns_readable (struct gateway *gw)
       struct eg_dns_pending *p = xcalloc (1, sizeof *p);
       p->gw = gw;
       p->fromlen = sizeof p->from;
-      ssize_t n = recvfrom (gw->ns.dns_fd, p->query, sizeof p->query,
-                            MSG_DONTWAIT, (struct sockaddr *) &p->from,
-                            &p->fromlen);
+      ssize_t n
+          = recvfrom (gw->ns.dns_fd, p->query, sizeof p->query, MSG_DONTWAIT,
+                      (struct sockaddr *) &p->from, &p->fromlen);
       if (n < 0)
         {
           free (p);

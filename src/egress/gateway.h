@@ -12,11 +12,11 @@
 #include "egress/parse.h"
 #include "sandbox/egress_policy.h"
 
-#define EG_CONN_MAX 256        /* concurrent TCP connections */
-#define EG_RELAY_BUF 65536     /* per direction */
+#define EG_CONN_MAX 256    /* concurrent TCP connections */
+#define EG_RELAY_BUF 65536 /* per direction */
 #define EG_ADDRS_MAX 8
 #define EG_HEAD_TIMEOUT_MS 5000 /* a whole request head, or a ClientHello */
-#define EG_SNIFF_MS 1000       /* silence before a raw TCP client is served */
+#define EG_SNIFF_MS 1000        /* silence before a raw TCP client is served */
 #define EG_CONNECT_TIMEOUT_MS 10000
 #define EG_IDLE_TIMEOUT_MS 300000
 #define EG_DNSMAP_MAX 1024
@@ -39,7 +39,7 @@ struct eg_ev
   enum eg_ev_kind kind;
   int fd;
   void *p;
-  uint32_t mask; /* registered events (0: not registered) */
+  uint32_t mask;      /* registered events (0: not registered) */
   struct eg_ev *next; /* ares sockets: their list */
 };
 

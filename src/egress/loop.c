@@ -25,7 +25,9 @@ eg_ev_set (struct gateway *gw, struct eg_ev *ev, uint32_t mask)
   if (ev->fd < 0 || ev->mask == mask)
     return;
   struct epoll_event e = { .events = mask, .data.ptr = ev };
-  int op = mask == 0 ? EPOLL_CTL_DEL : ev->mask == 0 ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
+  int op = mask == 0       ? EPOLL_CTL_DEL
+           : ev->mask == 0 ? EPOLL_CTL_ADD
+                           : EPOLL_CTL_MOD;
   if (epoll_ctl (gw->ep, op, ev->fd, &e) == 0 || op == EPOLL_CTL_DEL)
     ev->mask = mask;
 }

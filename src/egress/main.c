@@ -70,7 +70,8 @@ note_own_addresses (struct eg_policy *p)
     return;
   for (struct ifaddrs *i = ifs; i != NULL; i = i->ifa_next)
     if (i->ifa_addr
-        && (i->ifa_addr->sa_family == AF_INET || i->ifa_addr->sa_family == AF_INET6))
+        && (i->ifa_addr->sa_family == AF_INET
+            || i->ifa_addr->sa_family == AF_INET6))
       {
         p->own = xrealloc (p->own, (p->n_own + 1) * sizeof *p->own);
         eg_addr_from_sockaddr (i->ifa_addr, &p->own[p->n_own++]);

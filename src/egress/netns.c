@@ -25,16 +25,19 @@ static const char ruleset[]
       "  chain nat_out {\n"
       "    type nat hook output priority -100; policy accept;\n"
       "    ip daddr 127.0.0.0/8 return\n"
-      "    ip protocol tcp redirect to :" STR (EG_TRANSPARENT_PORT) "\n"
-      "    ip protocol udp udp dport 53 redirect to :53\n"
-      "  }\n"
-      "  chain filter_out {\n"
-      "    type filter hook output priority 0; policy drop;\n"
-      "    fib daddr type local accept\n"
-      "    meta l4proto tcp reject with tcp reset\n"
-      "    reject\n"
-      "  }\n"
-      "}\n";
+      "    ip protocol tcp redirect to :" STR (
+          EG_TRANSPARENT_PORT) "\n"
+                               "    ip protocol udp udp dport 53 redirect to "
+                               ":53\n"
+                               "  }\n"
+                               "  chain filter_out {\n"
+                               "    type filter hook output priority 0; "
+                               "policy drop;\n"
+                               "    fib daddr type local accept\n"
+                               "    meta l4proto tcp reject with tcp reset\n"
+                               "    reject\n"
+                               "  }\n"
+                               "}\n";
 
 const char *
 eg_netns_ruleset (void)
@@ -118,7 +121,8 @@ local_route (sr_error **err)
 static int
 listen_on (int type, uint16_t port, sr_error **err)
 {
-  _cleanup_close_ int fd = socket (AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  _cleanup_close_ int fd
+      = socket (AF_INET, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons (port) };
   sa.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
   int one = 1;
@@ -163,7 +167,8 @@ int
 eg_netns_create (struct eg_netns *ns, sr_error **err)
 {
   ns->nsfd = ns->proxy_fd = ns->transparent_fd = ns->dns_fd = -1;
-  _cleanup_close_ int host = open ("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+  _cleanup_close_ int host
+      = open ("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
   if (host < 0)
     return sr_fail (err, errno, "open the host's network namespace");
   if (unshare (CLONE_NEWNET) < 0)

@@ -110,7 +110,8 @@ parse_request_line (const char *line, size_t len, struct eg_http_req *req)
   const char *sp1 = memchr (line, ' ', len);
   if (sp1 == NULL || eg_http_sniff (line, len) != EG_PARSE_DONE)
     return -1;
-  req->is_connect = (size_t) (sp1 - line) == 7 && memcmp (line, "CONNECT", 7) == 0;
+  req->is_connect
+      = (size_t) (sp1 - line) == 7 && memcmp (line, "CONNECT", 7) == 0;
   const char *t = sp1 + 1, *end = line + len;
   const char *sp2 = memchr (t, ' ', (size_t) (end - t));
   if (sp2 == NULL || sp2 == t)
@@ -165,7 +166,8 @@ enum eg_parse
 eg_http_parse (const char *buf, size_t len, struct eg_http_req *req)
 {
   memset (req, 0, sizeof *req);
-  const char *end = find (buf, len < EG_HEAD_MAX ? len : EG_HEAD_MAX, "\r\n\r\n");
+  const char *end
+      = find (buf, len < EG_HEAD_MAX ? len : EG_HEAD_MAX, "\r\n\r\n");
   if (end == NULL)
     return len >= EG_HEAD_MAX ? EG_PARSE_BAD : EG_PARSE_MORE;
   req->head_len = (size_t) (end - buf) + 4;

@@ -25,14 +25,14 @@ enum eg_parse eg_http_sniff (const char *buf, size_t len);
 
 struct eg_http_req
 {
-  size_t head_len;      /* bytes up to and including the blank line */
+  size_t head_len; /* bytes up to and including the blank line */
   int is_connect;
-  const char *target;   /* the request target as sent */
+  const char *target; /* the request target as sent */
   size_t target_len;
-  const char *path;     /* origin-form of an absolute-form target (or NULL) */
+  const char *path; /* origin-form of an absolute-form target (or NULL) */
   size_t path_len;
-  char host[EG_NAME_MAX + 1]; /* from the target, else from Host: */
-  uint16_t port;        /* from the target or Host:, else 0 */
+  char host[EG_NAME_MAX + 1];        /* from the target, else from Host: */
+  uint16_t port;                     /* from the target or Host:, else 0 */
   char host_header[EG_NAME_MAX + 1]; /* Host: as sent (normalised), or "" */
   uint16_t host_header_port;
 };

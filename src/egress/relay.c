@@ -47,7 +47,8 @@ budget (struct gateway *gw, size_t want)
 {
   if (gw->max_bytes == 0)
     return want;
-  uint64_t left = gw->bytes_total < gw->max_bytes ? gw->max_bytes - gw->bytes_total : 0;
+  uint64_t left
+      = gw->bytes_total < gw->max_bytes ? gw->max_bytes - gw->bytes_total : 0;
   return left < want ? (size_t) left : want;
 }
 

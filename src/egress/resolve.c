@@ -53,7 +53,9 @@ eg_resolve_init (struct gateway *gw, sr_error **err)
   struct ares_options o = { 0 };
   o.sock_state_cb = sock_state;
   o.sock_state_cb_data = gw;
-  o.lookups = (char *) "b"; /* DNS only: the host's /etc/hosts is not the sandbox's */
+  o.lookups
+      = (char
+             *) "b"; /* DNS only: the host's /etc/hosts is not the sandbox's */
   o.timeout = 2000;
   o.tries = 2;
   r = ares_init_options (&gw->ares, &o,
@@ -104,7 +106,8 @@ eg_resolve_event (struct gateway *gw, struct eg_ev *ev, uint32_t events)
 {
   ares_socket_t fd = ev->fd;
   ares_process_fd (gw->ares,
-                   events & (EPOLLIN | EPOLLERR | EPOLLHUP) ? fd : ARES_SOCKET_BAD,
+                   events & (EPOLLIN | EPOLLERR | EPOLLHUP) ? fd
+                                                            : ARES_SOCKET_BAD,
                    events & EPOLLOUT ? fd : ARES_SOCKET_BAD);
 }
 
@@ -142,7 +145,8 @@ eg_filter_addrs (struct gateway *gw, const char *name, uint16_t port,
         {
           char a[64];
           eg_addr_str (&addrs[i], a, sizeof a);
-          snprintf (why, why_len, "%s is %s (%s resolves to it)", a, bad, name);
+          snprintf (why, why_len, "%s is %s (%s resolves to it)", a, bad,
+                    name);
         }
     }
   return kept;

@@ -23,9 +23,15 @@
 
 #define PROXY "http://127.0.0.1:3128"
 const char *const sb_egress_env[] = {
-  "HTTP_PROXY=" PROXY,  "HTTPS_PROXY=" PROXY, "ALL_PROXY=" PROXY,
-  "http_proxy=" PROXY,  "https_proxy=" PROXY, "all_proxy=" PROXY,
-  "NO_PROXY=localhost,127.0.0.1", "no_proxy=localhost,127.0.0.1", NULL,
+  "HTTP_PROXY=" PROXY,
+  "HTTPS_PROXY=" PROXY,
+  "ALL_PROXY=" PROXY,
+  "http_proxy=" PROXY,
+  "https_proxy=" PROXY,
+  "all_proxy=" PROXY,
+  "NO_PROXY=localhost,127.0.0.1",
+  "no_proxy=localhost,127.0.0.1",
+  NULL,
 };
 
 /* The gateway's record is read whole after the run: bounded (the gateway
@@ -36,12 +42,14 @@ int
 sb_egress_write_resolv_conf (const char *rootfs, sr_error **err)
 {
   _cleanup_close_ int root = open (rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  struct open_how how = { .flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, .mode = 0644,
+  struct open_how how = { .flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                          .mode = 0644,
                           .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS
                                      | RESOLVE_NO_MAGICLINKS };
-  _cleanup_close_ int fd = root < 0 ? -1 : (int) syscall (SYS_openat2, root,
-                                                            "etc/resolv.conf", &how,
-                                                            sizeof how);
+  _cleanup_close_ int fd
+      = root < 0 ? -1
+                 : (int) syscall (SYS_openat2, root, "etc/resolv.conf", &how,
+                                  sizeof how);
   if (fd < 0 || sr_write_all (fd, RESOLV_CONF, strlen (RESOLV_CONF)) < 0)
     return sr_fail (err, errno, "write the sandbox's /etc/resolv.conf");
   return 0;
@@ -112,7 +120,8 @@ gateway_argv (const struct sb_options *o, const char *path, int ctl, int log)
     }
   if (o->net_max_connections > 0)
     {
-      snprintf (n, sizeof n, "%llu", (unsigned long long) o->net_max_connections);
+      snprintf (n, sizeof n, "%llu",
+                (unsigned long long) o->net_max_connections);
       push (&argv, "--max-connections", n);
     }
   return argv;
@@ -149,7 +158,8 @@ await_ready (struct sb_egress *e, sr_error **err)
 }
 
 int
-sb_egress_start (const struct sb_options *o, struct sb_egress *e, sr_error **err)
+sb_egress_start (const struct sb_options *o, struct sb_egress *e,
+                 sr_error **err)
 {
   int sp[2];
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
@@ -205,7 +215,8 @@ take_line (struct sb_egress *e, const char *line)
   const char *summary[] = { "summary", NULL };
   if (yajl_tree_get (v, summary, yajl_t_true) != NULL)
     {
-      const char *b[] = { "bytes_limit_hit", NULL }, *c[] = { "connections_limit_hit", NULL };
+      const char *b[] = { "bytes_limit_hit", NULL },
+                 *c[] = { "connections_limit_hit", NULL };
       e->bytes_limit_hit = yajl_tree_get (v, b, yajl_t_true) != NULL;
       e->connections_limit_hit = yajl_tree_get (v, c, yajl_t_true) != NULL;
       e->incomplete = get_int (v, "unrecorded") > 0;
@@ -347,7 +358,8 @@ gen_limit (yajl_gen g, const char *k, uint64_t v)
 void
 sb_egress_describe_policy (yajl_gen g, const struct sb_options *o)
 {
-  sr_json_gen_key_str (g, "network", sb_egress_wanted (o) ? "gateway" : o->net);
+  sr_json_gen_key_str (g, "network",
+                       sb_egress_wanted (o) ? "gateway" : o->net);
   if (!sb_egress_wanted (o))
     return;
   sr_json_gen_str (g, "egress");

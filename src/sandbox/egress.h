@@ -43,14 +43,18 @@ struct sb_egress
   bool incomplete; /* the gateway's record was cut short or unreadable */
 };
 
-#define SB_EGRESS_INIT { .pid = -1, .control_fd = -1, .log_fd = -1 }
+#define SB_EGRESS_INIT                                                        \
+  {                                                                           \
+    .pid = -1, .control_fd = -1, .log_fd = -1                                 \
+  }
 
 /* Is the gateway wanted (any --allow-host)? */
 bool sb_egress_wanted (const struct sb_options *o);
 /* Check --allow-host and --add-host values before anything starts. */
 int sb_egress_check (const struct sb_options *o, sr_error **err);
 /* Start the gateway and wait until its namespace is ready. */
-int sb_egress_start (const struct sb_options *o, struct sb_egress *e, sr_error **err);
+int sb_egress_start (const struct sb_options *o, struct sb_egress *e,
+                     sr_error **err);
 /* End the gateway (its open connections are closed and recorded) and read
  * its record. */
 void sb_egress_stop (struct sb_egress *e);

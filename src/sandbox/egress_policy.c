@@ -225,7 +225,8 @@ name_matches (const struct eg_rule *r, const char *name)
   if (!r->wildcard)
     return strcmp (r->name, name) == 0;
   size_t n = strlen (name), s = strlen (r->name);
-  return n > s + 1 && name[n - s - 1] == '.' && strcmp (name + n - s, r->name) == 0;
+  return n > s + 1 && name[n - s - 1] == '.'
+         && strcmp (name + n - s, r->name) == 0;
 }
 
 bool
@@ -268,14 +269,12 @@ struct range
 };
 
 static const struct range ranges[] = {
-  { "127.0.0.0", 8, 0 },      { "::1", 128, 0 },
-  { "169.254.0.0", 16, 1 },   { "fe80::", 10, 1 },
-  { "10.0.0.0", 8, 2 },       { "172.16.0.0", 12, 2 },
-  { "192.168.0.0", 16, 2 },   { "100.64.0.0", 10, 2 },
-  { "fc00::", 7, 2 },         { "0.0.0.0", 8, 3 },
-  { "::", 128, 3 },           { "224.0.0.0", 3, 3 },
-  { "192.0.0.0", 24, 3 },     { "192.0.2.0", 24, 3 },
-  { "198.18.0.0", 15, 3 },    { "ff00::", 8, 3 },
+  { "127.0.0.0", 8, 0 },    { "::1", 128, 0 },       { "169.254.0.0", 16, 1 },
+  { "fe80::", 10, 1 },      { "10.0.0.0", 8, 2 },    { "172.16.0.0", 12, 2 },
+  { "192.168.0.0", 16, 2 }, { "100.64.0.0", 10, 2 }, { "fc00::", 7, 2 },
+  { "0.0.0.0", 8, 3 },      { "::", 128, 3 },        { "224.0.0.0", 3, 3 },
+  { "192.0.0.0", 24, 3 },   { "192.0.2.0", 24, 3 },  { "198.18.0.0", 15, 3 },
+  { "ff00::", 8, 3 },
 };
 
 static const char *const kind_words[]
@@ -289,7 +288,8 @@ eg_policy_addr_forbidden (const struct eg_policy *p, const struct eg_addr *a,
   if (eg_policy_addr_allowed (p, a, port))
     return NULL;
   struct eg_addr v = *a;
-  static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+  static const uint8_t mapped[12]
+      = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
   if (v.family == AF_INET6 && memcmp (v.bytes, mapped, 12) == 0)
     {
       /* ::ffff:a.b.c.d is the IPv4 address a.b.c.d */

@@ -27,8 +27,8 @@ struct eg_addr
  * 443). */
 struct eg_rule
 {
-  char *name;      /* lower case, no trailing dot; NULL for a CIDR */
-  bool wildcard;   /* name holds the suffix after "*." */
+  char *name;    /* lower case, no trailing dot; NULL for a CIDR */
+  bool wildcard; /* name holds the suffix after "*." */
   struct eg_addr net;
   unsigned prefix; /* CIDR prefix length */
   uint16_t port;
