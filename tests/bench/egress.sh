@@ -46,7 +46,7 @@ direct=() via=()
 for _ in $(seq "$runs"); do
 	direct+=("$(curl -sS -o /dev/null --cacert "$tmp/cert.pem" --resolve "bench.test:443:$net.2" \
 		-w '%{speed_download}' "$url")")
-	via+=("$("$sandrun" sandbox --quiet --ro-bind "$tmp:/bench" --allow-host bench.test \
+	via+=("$("$sandrun" sandbox --ro-bind "$tmp:/bench" --allow-host bench.test \
 		--add-host "bench.test:$net.2" --timeout 120s --memory 512M -- \
 		curl -sS -o /dev/null --cacert /bench/cert.pem -w '%{speed_download}' "$url")")
 done
