@@ -98,6 +98,7 @@ static void
 resolved (void *arg, int status, const struct eg_addr *addrs, size_t n)
 {
   struct eg_dns_pending *p = arg;
+  p->gw->n_dns_lookups--;
   if (status != ARES_SUCCESS)
     {
       snprintf (p->rec.reason, sizeof p->rec.reason,
@@ -139,6 +140,16 @@ query (struct gateway *gw, struct eg_dns_pending *p)
       answer (p, &a, 1, true);
       return;
     }
+  if (gw->n_dns_lookups >= EG_DNS_LOOKUPS_MAX)
+    {
+      snprintf (p->rec.reason, sizeof p->rec.reason,
+                "more than %d DNS queries were waiting for an answer",
+                EG_DNS_LOOKUPS_MAX);
+      p->rec.denied = true;
+      reply (p, EG_DNS_SERVFAIL, NULL, 0);
+      return;
+    }
+  gw->n_dns_lookups++;
   eg_resolve (gw, p->q.name, resolved, p);
 }
 

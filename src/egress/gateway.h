@@ -21,6 +21,7 @@
 #define EG_IDLE_TIMEOUT_MS 300000
 #define EG_DNSMAP_MAX 1024
 #define EG_RECORDS_MAX 10000
+#define EG_DNS_LOOKUPS_MAX 256 /* DNS queries waiting for an upstream answer */
 
 enum eg_ev_kind
 {
@@ -131,6 +132,7 @@ struct gateway
     bool declared;
   } dnsmap[EG_DNSMAP_MAX];
   size_t n_dnsmap, dnsmap_next;
+  size_t n_dns_lookups; /* DNS queries waiting for c-ares */
   bool stopping;
 };
 
