@@ -368,7 +368,7 @@ gateway_pid() {
 	[[ $stderr == *'--add-host "web.test": expected NAME:ADDRESS'* ]] || fail "$stderr"
 }
 
-@test "egress: without --allow-host the sandbox has no network and no gateway" {
+@test "egress: without --allow-host the sandbox has only loopback and an empty network list" {
 	run --separate-stderr runtime sandbox --receipt "$BATS_TEST_TMPDIR/receipt.json" \
 		-- sh -c "$CURL --noproxy '*' http://$EG_SRV/ || echo unreachable"
 	[[ $output == *unreachable* ]] || fail "$output"
