@@ -4,11 +4,13 @@
 set -euo pipefail
 
 build=(build-essential autoconf automake pkg-config
-	libseccomp-dev libyajl-dev libcap-dev libsystemd-dev)
+	libseccomp-dev libyajl-dev libcap-dev libsystemd-dev
+	libc-ares-dev libnftables-dev) # the last two: sandrun-egress only
 runtime=(busybox-static)
 tests=(bats jq iproute2 procps util-linux clang libclang-rt-14-dev podman
 	dbus-daemon # dbus-daemon: the fake systemd's bus (cgroups_systemd.bats)
-	clang-format) # CI's format section
+	clang-format # CI's format section
+	curl openssl python3) # the egress tests' clients and servers
 want=("${build[@]}" "${runtime[@]}")
 [[ ${1:-} == --tests ]] && want+=("${tests[@]}")
 

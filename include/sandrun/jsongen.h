@@ -9,6 +9,9 @@
 /* A generator; `pretty` indents with tabs.  Aborts when out of memory. */
 yajl_gen sr_json_gen_new (bool pretty);
 void sr_json_gen_str (yajl_gen g, const char *s);
+/* "key": value, where a NULL string is null. */
+void sr_json_gen_key_str (yajl_gen g, const char *key, const char *value);
+void sr_json_gen_key_int (yajl_gen g, const char *key, long long value);
 /* The text generated (with a trailing newline when `newline`), malloc'd;
  * frees the generator. */
 char *sr_json_gen_take (yajl_gen g, bool newline);

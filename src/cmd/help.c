@@ -151,6 +151,13 @@ static const struct help_opt sandbox_opts[] = {
   { "--tmp-size", "SIZE", "size of the /tmp tmpfs (default: 64M)" },
   { "--open-files", "N", "open file descriptors (default: 256)" },
   { "--net", "none", "network: none, only loopback (default and only mode)" },
+  { "--allow-host", "PATTERN[:PORT]", "let connections to a name (api.example.com), a "
+    "wildcard (*.example.com) or an address/CIDR through the egress gateway, on PORT or "
+    "80 and 443 (repeatable; any turns the gateway on; default: no network)" },
+  { "--add-host", "NAME:ADDR", "the gateway resolves NAME to ADDR without DNS (repeatable)" },
+  { "--net-max-bytes", "SIZE", "bytes in and out through the gateway; more closes the "
+    "connections (default: unlimited)" },
+  { "--net-max-connections", "N", "connections through the gateway (default: unlimited)" },
   { "--quiet", NULL, "do not copy the command's output to sandrun's" },
   { "--receipt", "FILE", "write the receipt (JSON) to FILE; \"-\": stdout, the output "
     "then only in the receipt (default: none)" },

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "sandbox/egress.h"
 #include "sandbox/sandbox.h"
 #include "sandrun/util.h"
 
@@ -29,6 +30,10 @@ enum
   OPT_TMP_SIZE,
   OPT_OPEN_FILES,
   OPT_NET,
+  OPT_ALLOW_HOST,
+  OPT_ADD_HOST,
+  OPT_NET_MAX_BYTES,
+  OPT_NET_MAX_CONNECTIONS,
   OPT_QUIET,
   OPT_RECEIPT,
   OPT_AUDIT_LOG,
@@ -52,6 +57,10 @@ static const struct option sandbox_options[] = {
   { "tmp-size", required_argument, NULL, OPT_TMP_SIZE },
   { "open-files", required_argument, NULL, OPT_OPEN_FILES },
   { "net", required_argument, NULL, OPT_NET },
+  { "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+  { "add-host", required_argument, NULL, OPT_ADD_HOST },
+  { "net-max-bytes", required_argument, NULL, OPT_NET_MAX_BYTES },
+  { "net-max-connections", required_argument, NULL, OPT_NET_MAX_CONNECTIONS },
   { "quiet", no_argument, NULL, OPT_QUIET },
   { "receipt", required_argument, NULL, OPT_RECEIPT },
   { "audit-log", required_argument, NULL, OPT_AUDIT_LOG },
@@ -145,6 +154,16 @@ parse_one (int c, const char *v, struct sb_options *o, sr_error **err)
       if (strcmp (v, "none") != 0)
         return bad (err, name, v, "none (the only network mode)");
       return 0;
+    case OPT_ALLOW_HOST:
+      strv_append (&o->allow_hosts, v);
+      return 0;
+    case OPT_ADD_HOST:
+      strv_append (&o->add_hosts, v);
+      return 0;
+    case OPT_NET_MAX_BYTES:
+      return parse_size_opt (name, v, 1, &o->net_max_bytes, err);
+    case OPT_NET_MAX_CONNECTIONS:
+      return parse_count (name, v, 1 << 30, &o->net_max_connections, err);
     case OPT_TIMEOUT:
       if (sb_parse_duration_ms (v, &o->timeout_ms) < 0 || o->timeout_ms <= 0)
         return bad (err, name, v, "a duration such as 10s or 500ms");
@@ -202,6 +221,8 @@ parse (int argc, char **argv, struct sb_options *o, sr_error **err)
     return sr_fail (err, 0,
                     "sandbox: expected -- COMMAND [ARG...] after the options");
   o->argv = strv_dup (argv + optind);
+  if (sb_egress_check (o, err) < 0)
+    return sr_wrap (err, "sandbox");
   return 0;
 }
 

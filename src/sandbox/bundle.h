@@ -51,6 +51,8 @@ struct sb_bundle
   bool work_direct;
   char **bind_sources; /* --ro-bind sources, bound under SCRATCH/binds */
   char **host_paths; /* host files and dirs shown read-only at the same path */
+  const char *netns; /* a network namespace to join (the egress gateway's,
+                        owned by it), NULL: a new loopback-only one */
   int lock_fd;       /* flock held on DIR/lock while the sandbox lives */
   int slot_fd;       /* flock held on the slot's lock file */
 };

@@ -27,6 +27,8 @@ sb_options_clear (struct sb_options *o)
 {
   strv_free (o->argv);
   strv_free (o->env);
+  strv_free (o->allow_hosts);
+  strv_free (o->add_hosts);
   for (size_t i = 0; i < o->ro_binds_len; i++)
     {
       free (o->ro_binds[i].src);

@@ -50,6 +50,12 @@ struct sb_options
   uint64_t disk;         /* bytes written under /work */
   uint64_t tmp_size;     /* bytes of /tmp (and /dev/shm) */
   uint64_t open_files;   /* RLIMIT_NOFILE */
+
+  /* egress (docs/egress.md): any --allow-host starts the gateway */
+  char **allow_hosts;           /* PATTERN[:PORT], NULL-terminated or NULL */
+  char **add_hosts;             /* NAME:ADDR, NULL-terminated or NULL */
+  uint64_t net_max_bytes;       /* 0: none */
+  uint64_t net_max_connections; /* 0: none */
 };
 
 void sb_options_init (struct sb_options *o);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "oci-spec/oci-spec.h"
+#include "egress.h"
 #include "policy.h"
 #include "rootfs.h"
 #include "sandrun/jsongen.h"
@@ -125,7 +126,7 @@ add_rlimit (oci_process *p, const char *type, uint64_t soft, uint64_t hard)
 }
 
 static oci_process *
-make_process (const struct sb_options *o)
+make_process (const struct sb_options *o, const struct sb_bundle *b)
 {
   static const char *const base_env[] = {
     "PATH=/usr/local/bin:/usr/bin:/bin",
@@ -138,6 +139,8 @@ make_process (const struct sb_options *o)
 
   p->args = strv_dup (o->argv);
   p->env = strv_of (base_env);
+  for (size_t i = 0; b->netns != NULL && sb_egress_env[i] != NULL; i++)
+    strv_append (&p->env, sb_egress_env[i]);
   for (size_t i = 0; o->env != NULL && o->env[i] != NULL; i++)
     strv_append (&p->env, o->env[i]);
   p->cwd = xstrdup ("/work");
@@ -220,7 +223,9 @@ make_linux (oci_config *c, const struct sb_options *o,
     {
       l->namespaces
           = xrealloc (l->namespaces, (i + 1) * sizeof *l->namespaces);
-      l->namespaces[i] = (oci_namespace){ xstrdup (namespaces[i]), NULL };
+      bool join = b->netns != NULL && strcmp (namespaces[i], "network") == 0;
+      l->namespaces[i] = (oci_namespace){ xstrdup (namespaces[i]),
+                                          join ? xstrdup (b->netns) : NULL };
       l->namespaces_len = i + 1;
     }
   map_ids (&l->uid_mappings, &l->uid_mappings_len, b, b->work_uid);
@@ -246,7 +251,7 @@ sb_policy_config (const struct sb_options *o, const struct sb_bundle *b,
   c->root->path = xstrdup (b->rootfs);
   c->root->readonly = true;
   c->hostname = xstrdup ("sandbox");
-  c->process = make_process (o);
+  c->process = make_process (o, b);
   add_mounts (c, o, b);
   if (make_linux (c, o, b, err) < 0)
     {
@@ -328,8 +333,7 @@ sb_policy_describe (yajl_gen g, const struct sb_options *o,
   yajl_gen_map_open (g);
   describe_limits (g, o, b);
   describe_mounts (g, o, b);
-  sr_json_gen_str (g, "network");
-  sr_json_gen_str (g, o->net);
+  sb_egress_describe_policy (g, o);
   sr_json_gen_str (g, "seccomp");
   sr_json_gen_str (g, SB_SECCOMP_PROFILE);
   sr_json_gen_str (g, "user_namespace");

@@ -149,6 +149,11 @@ limit_message (const struct sb_receipt *r, const char *cmd)
     return sz = sb_format_size (r->usage.work_full ? o->disk : o->tmp_size),
            xasprintf ("%s filled the %s of %s and further writes failed", cmd,
                       sz, r->usage.work_full ? "/work" : "/tmp");
+  if (strcmp (l, "network_bytes") == 0)
+    return sz = sb_format_size (o->net_max_bytes),
+           xasprintf ("%s used the sandbox's %s network limit and its "
+                      "connections were closed",
+                      cmd, sz);
   if (strcmp (l, "file_size") == 0)
     return sz = sb_format_size (o->file_size),
            xasprintf (
@@ -185,10 +190,26 @@ sb_receipt_judge (struct sb_receipt *r)
     (failed ? hit : note) (r, "disk");
   if (r->usage.pids_max_events > 0)
     (failed ? hit : note) (r, "pids");
+  if (r->egress != NULL && r->egress->bytes_limit_hit)
+    (failed ? hit : note) (r, "network_bytes");
+  if (r->egress != NULL && r->egress->connections_limit_hit)
+    note (r, "network_connections");
+  if (r->egress != NULL && r->egress->denied > 0)
+    note (r, "network");
 
   _cleanup_free_ char *base = r->limit_exceeded != NULL
                                   ? limit_message (r, cmd)
                                   : exit_message (r, cmd);
+  const char *denial
+      = r->egress != NULL ? sb_egress_first_denial (r->egress) : NULL;
+  if (failed && r->limit_exceeded == NULL && denial != NULL)
+    {
+      /* a refused connection is the likely cause: say which */
+      char *with = xasprintf (
+          "%s; the sandbox's network access was refused (%s)", base, denial);
+      free (base);
+      base = with;
+    }
   if (res->interrupted != 0)
     r->message = xasprintf (
         "the execution was interrupted: sandrun received SIG%s "
@@ -338,11 +359,9 @@ sb_receipt_json (const struct sb_receipt *r, bool with_output, bool pretty)
   yajl_gen_bool (g, r->files != NULL && r->files->incomplete);
   sr_json_gen_str (g, "policy");
   sb_policy_describe (g, r->o, r->b);
-  /* --net none: no connection can be made, none is recorded (the egress
-   * gateway of issue 13 fills this). */
+  /* empty with --net none: no connection can be made */
   sr_json_gen_str (g, "network");
-  yajl_gen_array_open (g);
-  yajl_gen_array_close (g);
+  sb_egress_describe (g, r->egress);
   gen_key_str (g, "sandrun", PACKAGE_VERSION);
   yajl_gen_map_close (g);
   return sr_json_gen_take (g, true);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "bundle.h"
+#include "egress.h"
 #include "files.h"
 #include "options.h"
 #include "supervisor.h"
@@ -34,6 +35,7 @@ struct sb_receipt
   const struct sb_outcome *res;
   const struct sb_stream *out, *err;
   const struct sb_files *files;
+  const struct sb_egress *egress; /* the gateway's record, or NULL */
   struct sb_usage usage;
   char *started_at, *finished_at;
   /* filled by sb_receipt_judge */

@@ -14,6 +14,7 @@
 
 #include "oci-spec/oci-spec.h"
 #include "bundle.h"
+#include "egress.h"
 #include "files.h"
 #include "policy.h"
 #include "receipt.h"
@@ -37,6 +38,7 @@ struct sb_exec
   struct sb_files before, changes;
   struct sb_outcome res;
   struct sb_receipt rc;
+  struct sb_egress eg;
   int stdin_fd;
   int out_w, err_w;
   bool created;
@@ -58,6 +60,7 @@ exec_release (struct sb_exec *x)
         sr_log (SR_LOG_WARNING, "sandbox \"%s\": delete: %s", x->b.id,
                 err->msg);
     }
+  sb_egress_clear (&x->eg);
   sb_bundle_destroy (&x->b);
   sb_watchdog_stop (&x->wd);
   if (x->cfg != NULL)
@@ -103,6 +106,20 @@ make_pipes (struct sb_exec *x, sr_error **err)
   return 0;
 }
 
+/* The egress gateway, its namespace for the sandbox, the resolv.conf that
+ * names its DNS stub (written into the root's writable top layer, never
+ * through a symlink of a --rootfs). */
+static int
+start_egress (struct sb_exec *x, sr_error **err)
+{
+  if (sb_egress_write_resolv_conf (x->b.rootfs, err) < 0)
+    return -1;
+  if (sb_egress_start (x->o, &x->eg, err) < 0)
+    return -1;
+  x->b.netns = x->eg.netns;
+  return 0;
+}
+
 /* Every this many samples, the growth of a --workdir is measured. */
 #define WORKDIR_EVERY 2
 
@@ -132,6 +149,8 @@ prepare (struct sb_exec *x, sr_error **err)
   sigset_t set;
 
   if (sb_bundle_create (x->g, x->o, &x->b, err) < 0)
+    return -1;
+  if (sb_egress_wanted (x->o) && start_egress (x, err) < 0)
     return -1;
   x->cfg = sb_policy_config (x->o, &x->b, err);
   if (x->cfg == NULL)
@@ -317,6 +336,7 @@ sb_run (const struct sr_globals *g, const struct sb_options *o, int *status,
     .stdin_fd = 0,
     .out_w = -1,
     .err_w = -1,
+    .eg = SB_EGRESS_INIT,
   };
 
   x.sv.sample = sample;
@@ -331,6 +351,7 @@ sb_run (const struct sr_globals *g, const struct sb_options *o, int *status,
     }
   else if (!start_failed (&x, err))
     return -1;
+  sb_egress_stop (&x.eg);
   x.rc.finished_at = sr_now_rfc3339 ();
   measure (&x);
   x.rc.o = o;
@@ -339,6 +360,7 @@ sb_run (const struct sr_globals *g, const struct sb_options *o, int *status,
   x.rc.out = &x.sv.out;
   x.rc.err = &x.sv.err;
   x.rc.files = &x.changes;
+  x.rc.egress = &x.eg;
   sb_receipt_judge (&x.rc);
   *status = exit_status (&x.res);
   return write_outputs (&x, err);

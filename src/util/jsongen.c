@@ -24,6 +24,23 @@ sr_json_gen_str (yajl_gen g, const char *s)
   yajl_gen_string (g, (const unsigned char *) s, strlen (s));
 }
 
+void
+sr_json_gen_key_str (yajl_gen g, const char *key, const char *value)
+{
+  sr_json_gen_str (g, key);
+  if (value != NULL)
+    sr_json_gen_str (g, value);
+  else
+    yajl_gen_null (g);
+}
+
+void
+sr_json_gen_key_int (yajl_gen g, const char *key, long long value)
+{
+  sr_json_gen_str (g, key);
+  yajl_gen_integer (g, value);
+}
+
 char *
 sr_json_gen_take (yajl_gen g, bool newline)
 {
