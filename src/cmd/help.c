@@ -129,6 +129,18 @@ static const struct help_opt spec_opts[] = {
   END,
 };
 
+/* mcp takes the sandbox's policy options (see `sandbox --help`). */
+static const struct help_opt mcp_opts[] = {
+  { "--timeout", "DURATION", "the default and the cap of every execution (default 10s)" },
+  { "--memory, --pids, --cpus, --disk, ...", "VALUE",
+    "the sandbox's limits, applied to every execution and session" },
+  { "--rootfs, --ro-bind, --env, --net, --allow-host, --audit-log", "VALUE",
+    "the sandbox's filesystem, environment and network policy" },
+  { "--idle-timeout, --max-lifetime", "DURATION", "for the sessions it starts" },
+  { "--runtime", "PATH", "the sandrun binary that runs executions (default: this one)" },
+  END,
+};
+
 static const struct help_opt no_opts[] = { END };
 
 static const struct help_cmd commands[] = {
@@ -162,6 +174,9 @@ static const struct help_cmd commands[] = {
   { "spec", cmd_spec, "", "write a default config.json", spec_opts, NULL },
   { "features", cmd_features, "",
     "print the features this runtime implements (JSON)", no_opts, NULL },
+  { "mcp", cmd_mcp, "[sandbox OPTIONS]",
+    "serve the Model Context Protocol on stdio: run code in sandboxes", mcp_opts,
+    NULL },
   { "help", cmd_help, "[COMMAND]", "print the help of sandrun or of a command",
     no_opts, NULL },
 };

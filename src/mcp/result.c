@@ -1,0 +1,293 @@
+/* A finished execution as a tools/call result: the receipt as
+ * structuredContent and a short summary a model reads well; or, when
+ * sandrun itself could not run the call, a tool error carrying its
+ * message. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mcp/mcp.h"
+#include "sandrun/jsongen.h"
+#include "sandrun/util.h"
+
+#define SUMMARY_STREAM 4000 /* bytes of each stream in the summary */
+#define MAX_READ (8 * 1024 * 1024)
+
+/* The receipt of issue 12, loosely: the sandbox's schema is authoritative
+ * (contrib/sandbox/receipt.schema.json); this one only states what the
+ * summary relies on, so that a newer receipt still validates. */
+#define NULLABLE(t) "{\"type\":[\"" t "\",\"null\"]}"
+static const char receipt_schema[] =
+  "{\"type\":\"object\",\"properties\":{"
+  "\"id\":{\"type\":\"string\"},"
+  "\"command\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+  "\"session\":" NULLABLE ("string") ","
+  "\"duration_ms\":" NULLABLE ("number") ","
+  "\"exit_code\":" NULLABLE ("integer") ","
+  "\"signal\":{\"type\":[\"integer\",\"string\",\"null\"]},"
+  "\"limit_exceeded\":" NULLABLE ("string") ","
+  "\"limits_hit\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+  "\"message\":" NULLABLE ("string") ","
+  "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"
+  "\"stdout_truncated\":{\"type\":\"boolean\"},\"stderr_truncated\":{\"type\":\"boolean\"},"
+  "\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+  "\"path\":{\"type\":\"string\"},\"change\":{\"type\":\"string\"},"
+  "\"size\":" NULLABLE ("integer") ",\"sha256\":" NULLABLE ("string") "}}},"
+  "\"policy\":{\"type\":\"object\"},\"network\":{\"type\":\"array\"}},"
+  "\"required\":[\"exit_code\",\"stdout\",\"stderr\"]}";
+
+static const char *const schemas[MCP_N_TOOLS] = {
+  [MCP_RUN_CODE] = receipt_schema,
+  [MCP_SESSION_EXEC] = receipt_schema,
+  [MCP_SESSION_START] = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"}},"
+                        "\"required\":[\"session\"]}",
+  [MCP_SESSION_STOP] = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
+                       "\"stopped\":{\"type\":\"boolean\"}},\"required\":[\"session\",\"stopped\"]}",
+  [MCP_SESSION_WRITE_FILE] = "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
+                             "\"size\":{\"type\":\"integer\"}},\"required\":[\"path\",\"size\"]}",
+  [MCP_SESSION_READ_FILE] = "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
+                            "\"size\":{\"type\":\"integer\"},\"encoding\":{\"type\":\"string\","
+                            "\"enum\":[\"utf-8\",\"base64\"]},\"content\":{\"type\":\"string\"}},"
+                            "\"required\":[\"path\",\"size\",\"encoding\",\"content\"]}",
+};
+
+const char *
+mcp_output_schema (int tool)
+{
+  return schemas[tool];
+}
+
+struct text
+{
+  char *s;
+};
+
+static void __attribute__ ((format (printf, 2, 3)))
+say (struct text *t, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  _cleanup_free_ char *more = xvasprintf (fmt, ap);
+  va_end (ap);
+  char *n = xasprintf ("%s%s", t->s != NULL ? t->s : "", more);
+  free (t->s);
+  t->s = n;
+}
+
+static long long
+num (yajl_val r, const char *key, long long dflt)
+{
+  yajl_val v = mcp_json_get (r, key);
+  return YAJL_IS_INTEGER (v) ? YAJL_GET_INTEGER (v) : dflt;
+}
+
+static void
+say_stream (struct text *t, yajl_val r, const char *name)
+{
+  const char *s = mcp_json_str (r, name);
+  _cleanup_free_ char *trunc_key = xasprintf ("%s_truncated", name);
+  if (s == NULL || *s == '\0')
+    return;
+  size_t len = strlen (s), keep = mcp_utf8_prefix (s, len, SUMMARY_STREAM);
+  say (t, "\n%s:\n%.*s%s", name, (int) keep, s, len > 0 && s[keep - 1] == '\n' ? "" : "\n");
+  if (keep < len)
+    say (t, "[... %zu more bytes in structuredContent.%s]\n", len - keep, name);
+  if (YAJL_IS_TRUE (mcp_json_get (r, trunc_key)))
+    say (t, "[%s was cut at the output limit]\n", name);
+}
+
+static char *
+summary (yajl_val r)
+{
+  struct text t = { NULL };
+  yajl_val code = mcp_json_get (r, "exit_code"), sig = mcp_json_get (r, "signal");
+  const char *limit = mcp_json_str (r, "limit_exceeded"), *msg = mcp_json_str (r, "message");
+
+  if (YAJL_IS_INTEGER (code))
+    say (&t, "%s (exit code %lld)", YAJL_GET_INTEGER (code) == 0 ? "Succeeded" : "Failed",
+         YAJL_GET_INTEGER (code));
+  else if (YAJL_IS_STRING (sig))
+    say (&t, "Killed by %s", sig->u.string);
+  else
+    say (&t, "Killed by signal %lld", num (r, "signal", 0));
+  say (&t, " in %lld ms.", num (r, "duration_ms", 0));
+  if (limit != NULL)
+    say (&t, " Limit exceeded: %s.", limit);
+  if (msg != NULL && *msg != '\0')
+    say (&t, " %s", msg);
+  say (&t, "\n");
+  say_stream (&t, r, "stdout");
+  say_stream (&t, r, "stderr");
+  yajl_val files = mcp_json_get (r, "files");
+  for (size_t i = 0; YAJL_IS_ARRAY (files) && i < files->u.array.len; i++)
+    {
+      yajl_val f = files->u.array.values[i];
+      say (&t, "%s%s (%s, %lld bytes)", i == 0 ? "\nfiles: " : ", ",
+           mcp_json_str (f, "path") ?: "?", mcp_json_str (f, "change") ?: "changed",
+           num (f, "size", 0));
+    }
+  if (YAJL_IS_ARRAY (files) && files->u.array.len > 0)
+    say (&t, "\n");
+  return t.s;
+}
+
+static void
+emit_text (yajl_gen g, const char *text)
+{
+  sr_json_gen_str (g, "content");
+  yajl_gen_array_open (g);
+  yajl_gen_map_open (g);
+  sr_json_gen_str (g, "type");
+  sr_json_gen_str (g, "text");
+  sr_json_gen_str (g, "text");
+  sr_json_gen_str (g, text);
+  yajl_gen_map_close (g);
+  yajl_gen_array_close (g);
+}
+
+/* sandrun's own message (its last stderr line), as a tool error. */
+static void
+emit_failure (yajl_gen g, struct mcp_job *j)
+{
+  struct text t = { NULL };
+  char *e = j->err.data != NULL ? j->err.data : "";
+  size_t len = strlen (e);
+  while (len > 0 && e[len - 1] == '\n')
+    len--;
+  size_t keep = mcp_utf8_prefix (e, len, 2000);
+  if (keep > 0)
+    say (&t, "%.*s", (int) keep, e);
+  else
+    say (&t, "sandrun exited with status %d", j->status);
+  emit_text (g, t.s);
+  free (t.s);
+  sr_json_gen_str (g, "isError");
+  yajl_gen_bool (g, 1);
+}
+
+static void
+emit_structured (struct mcp_server *s, yajl_gen g, const char *text, yajl_val doc)
+{
+  emit_text (g, text);
+  if (s->structured)
+    {
+      sr_json_gen_str (g, "structuredContent");
+      mcp_json_emit (g, doc);
+    }
+  sr_json_gen_str (g, "isError");
+  yajl_gen_bool (g, 0);
+}
+
+static bool
+emit_receipt (struct mcp_server *s, struct mcp_job *j, yajl_gen g)
+{
+  if (j->out.data == NULL || j->out.overflow
+      || mcp_json_depth (j->out.data, j->out.len) > 64)
+    return false;
+  yajl_val r = yajl_tree_parse (j->out.data, NULL, 0);
+  if (!YAJL_IS_OBJECT (r))
+    return yajl_tree_free (r), false;
+  _cleanup_free_ char *text = summary (r);
+  emit_structured (s, g, text, r);
+  yajl_tree_free (r);
+  return true;
+}
+
+/* A small document of the session tools, built as text. */
+static void
+emit_doc (struct mcp_server *s, yajl_gen g, const char *text, yajl_gen doc)
+{
+  _cleanup_free_ char *json = sr_json_gen_take (doc, false);
+  yajl_val v = yajl_tree_parse (json, NULL, 0);
+  emit_structured (s, g, text, v);
+  yajl_tree_free (v);
+}
+
+static bool
+emit_read (struct mcp_server *s, struct mcp_job *j, yajl_gen g)
+{
+  _cleanup_free_ char *buf = NULL;
+  size_t len = 0;
+  _cleanup_error_ sr_error *err = NULL;
+  if (sr_read_file_at (AT_FDCWD, j->host_file, MAX_READ, &buf, &len, &err) < 0)
+    {
+      free (j->err.data);
+      j->err = (struct mcp_buf){ 0 };
+      j->err.data = xasprintf ("session_read_file %s: %s", j->path, err->msg);
+      return false;
+    }
+  bool text = mcp_utf8_valid (buf, len);
+  _cleanup_free_ char *b64 = text ? NULL : mcp_base64_encode ((unsigned char *) buf, len);
+  yajl_gen d = sr_json_gen_new (false);
+  yajl_gen_map_open (d);
+  sr_json_gen_str (d, "path");
+  sr_json_gen_str (d, j->path);
+  sr_json_gen_str (d, "size");
+  yajl_gen_integer (d, (long long) len);
+  sr_json_gen_str (d, "encoding");
+  sr_json_gen_str (d, text ? "utf-8" : "base64");
+  sr_json_gen_str (d, "content");
+  sr_json_gen_str (d, text ? buf : b64);
+  yajl_gen_map_close (d);
+  emit_doc (s, g, text ? buf : b64, d);
+  return true;
+}
+
+static void
+emit_session (struct mcp_server *s, struct mcp_job *j, yajl_gen g)
+{
+  yajl_gen d = sr_json_gen_new (false);
+  _cleanup_free_ char *text = NULL;
+  yajl_gen_map_open (d);
+  if (j->tool == MCP_SESSION_WRITE_FILE)
+    {
+      struct stat st;
+      sr_json_gen_str (d, "path");
+      sr_json_gen_str (d, j->path);
+      sr_json_gen_str (d, "size");
+      yajl_gen_integer (d, stat (j->host_file, &st) == 0 ? st.st_size : 0);
+      text = xasprintf ("Wrote %s.", j->path);
+    }
+  else
+    {
+      bool start = j->tool == MCP_SESSION_START;
+      sr_json_gen_str (d, "session");
+      sr_json_gen_str (d, j->session);
+      if (!start)
+        {
+          sr_json_gen_str (d, "stopped");
+          yajl_gen_bool (d, 1);
+        }
+      text = start ? xasprintf ("Session %s started: pass \"session\": \"%s\" to run_code, "
+                                "session_exec and the file tools; stop it with session_stop.",
+                                j->session, j->session)
+                   : xasprintf ("Session %s stopped; everything in it is gone.", j->session);
+      if (start)
+        mcp_session_add (s, j->session);
+      else
+        mcp_session_remove (s, j->session);
+    }
+  yajl_gen_map_close (d);
+  emit_doc (s, g, text, d);
+}
+
+void
+mcp_result_emit (struct mcp_server *s, struct mcp_job *j, yajl_gen g)
+{
+  yajl_gen_map_open (g);
+  bool receipt = j->tool == MCP_RUN_CODE || j->tool == MCP_SESSION_EXEC;
+  if (receipt ? !emit_receipt (s, j, g) : j->status != 0)
+    emit_failure (g, j);
+  else if (j->tool == MCP_SESSION_READ_FILE)
+    {
+      if (!emit_read (s, j, g))
+        emit_failure (g, j);
+    }
+  else if (!receipt)
+    emit_session (s, j, g);
+  yajl_gen_map_close (g);
+}
