@@ -7,9 +7,12 @@ build=(build-essential autoconf automake pkg-config
 	libseccomp-dev libyajl-dev libcap-dev libsystemd-dev)
 runtime=(busybox-static)
 tests=(bats jq iproute2 procps util-linux clang libclang-rt-14-dev podman
-	dbus-daemon) # dbus-daemon: the fake systemd's bus (cgroups_systemd.bats)
+	dbus-daemon # dbus-daemon: the fake systemd's bus (cgroups_systemd.bats)
+	nodejs python3-pytest) # the MCP SDK client (mcp.bats), contrib/python's tests
 want=("${build[@]}" "${runtime[@]}")
 [[ ${1:-} == --tests ]] && want+=("${tests[@]}")
+# npm: Debian's, unless the nodejs installed bundles one (nodesource's does)
+[[ ${1:-} == --tests ]] && ! command -v npm >/dev/null && want+=(npm)
 
 missing=()
 for p in "${want[@]}"; do

@@ -129,15 +129,24 @@ static const struct help_opt spec_opts[] = {
   END,
 };
 
-/* mcp takes the sandbox's policy options (see `sandbox --help`). */
+/* mcp takes the sandbox's policy options: every one of `sandbox --help`
+ * but those the server sets per call (--workdir, --collect, --receipt,
+ * --stdin); the main ones are listed here. */
 static const struct help_opt mcp_opts[] = {
-  { "--timeout", "DURATION", "the default and the cap of every execution (default 10s)" },
-  { "--memory, --pids, --cpus, --disk, ...", "VALUE",
-    "the sandbox's limits, applied to every execution and session" },
-  { "--rootfs, --ro-bind, --env, --net, --allow-host, --audit-log", "VALUE",
-    "the sandbox's filesystem, environment and network policy" },
-  { "--idle-timeout, --max-lifetime", "DURATION", "for the sessions it starts" },
-  { "--runtime", "PATH", "the sandrun binary that runs executions (default: this one)" },
+  { "--timeout", "DURATION", "default and cap of every execution (10s)" },
+  { "--memory", "SIZE", "memory of every sandbox and session" },
+  { "--pids", "N", "processes of every sandbox and session" },
+  { "--cpus", "N", "CPU bandwidth" },
+  { "--disk", "SIZE", "writes to /work" },
+  { "--output-limit", "SIZE", "output per stream" },
+  { "--rootfs", "DIR", "the root filesystem (default: the host's /usr)" },
+  { "--ro-bind", "SRC:DST", "a read-only input (repeatable)" },
+  { "--env", "K=V", "an environment variable (repeatable)" },
+  { "--allow-host", "PATTERN", "egress to this host (repeatable)" },
+  { "--audit-log", "FILE", "append one JSON line per execution" },
+  { "--idle-timeout", "DURATION", "of the sessions it starts" },
+  { "--max-lifetime", "DURATION", "of the sessions it starts" },
+  { "--runtime", "PATH", "the sandrun that runs executions (default: this one)" },
   END,
 };
 
@@ -174,8 +183,9 @@ static const struct help_cmd commands[] = {
   { "spec", cmd_spec, "", "write a default config.json", spec_opts, NULL },
   { "features", cmd_features, "",
     "print the features this runtime implements (JSON)", no_opts, NULL },
-  { "mcp", cmd_mcp, "[sandbox OPTIONS]",
-    "serve the Model Context Protocol on stdio: run code in sandboxes", mcp_opts,
+  { "mcp", cmd_mcp, "",
+    "serve the Model Context Protocol on stdio: tools that run code in sandboxes",
+    mcp_opts,
     NULL },
   { "help", cmd_help, "[COMMAND]", "print the help of sandrun or of a command",
     no_opts, NULL },

@@ -139,6 +139,8 @@ mcp_policy_parse (int argc, char **argv, struct mcp_policy *p,
       const char *eq = strchr (a, '=');
       size_t n = eq != NULL ? (size_t) (eq - a) : strlen (a);
       const struct opt *o = str_has_prefix (a, "--") ? find_opt (a, n) : NULL;
+      if (!str_has_prefix (a, "-"))
+        return sr_fail (err, 0, "mcp: unexpected operand \"%s\" (it takes options only)", a);
       if (o == NULL)
         return sr_fail (err, 0, "mcp: unknown option \"%s\" (see sandrun mcp --help)", a);
       const char *val = eq != NULL ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
