@@ -3,14 +3,14 @@
 # TypeScript SDK client (tests/mcp/client.mjs), and fed malformed JSON-RPC.
 #
 # The server runs each execution as a child `sandrun sandbox`, so its tests
-# use either the real sandbox or tests/mcp/fake-sandrun, a stand-in speaking
+# use either the real sandbox or tests/helpers/fake-sandrun, a stand-in speaking
 # the same CLI contract (issues 12 and 14) that isolates nothing: with it
 # these tests cover the MCP layer alone, whatever state the sandbox is in.
 
 load helpers
 
 MCP_DIR=$REPO_ROOT/tests/mcp
-FAKE=$MCP_DIR/fake-sandrun
+FAKE=$REPO_ROOT/tests/helpers/fake-sandrun
 
 setup_file() {
 	# The SDK, once (cached in tests/mcp/node_modules, ignored by git).
