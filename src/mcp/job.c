@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mcp/mcp.h"
+#include "mcp.h"
 #include "sandrun/util.h"
 
 static void

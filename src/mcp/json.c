@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp/mcp.h"
+#include "mcp.h"
 #include "sandrun/jsongen.h"
 #include "sandrun/util.h"
 

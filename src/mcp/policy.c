@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mcp/mcp.h"
+#include "mcp.h"
 #include "sandrun/util.h"
 
 enum opt_use

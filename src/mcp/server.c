@@ -11,7 +11,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "mcp/mcp.h"
+#include "mcp.h"
 #include "sandrun/jsongen.h"
 #include "sandrun/util.h"
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mcp/mcp.h"
+#include "mcp.h"
 #include "sandrun/jsongen.h"
 #include "sandrun/util.h"
 
