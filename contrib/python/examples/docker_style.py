@@ -12,5 +12,4 @@ class CodeSandbox:
     def execute(self, code: str) -> dict:
         r = self.sandbox.run(code)  # a fresh sandbox per call
         error = r.stderr if r.limit_exceeded is None else "%s\n%s" % (r.stderr, r.message)
-        code_ = r.exit_code if r.exit_code is not None else 128 + int(r.raw.get("signal") or 9)
-        return {"exit_code": code_, "output": r.stdout, "error": error.strip()}
+        return {"exit_code": r.exit_status, "output": r.stdout, "error": error.strip()}

@@ -3,6 +3,7 @@
 import json
 import os
 import shutil
+import signal as _signal
 import subprocess
 import tempfile
 import uuid
@@ -64,6 +65,16 @@ class Receipt:
     def ok(self) -> bool:
         """The command exited 0 and no limit stopped it."""
         return self.exit_code == 0 and self.limit_exceeded is None
+
+    @property
+    def exit_status(self) -> int:
+        """The shell's view: the exit code, or 128+N when signal N ended it."""
+        if self.exit_code is not None:
+            return self.exit_code
+        try:
+            return 128 + int(_signal.Signals[self.signal])
+        except (KeyError, TypeError):
+            return 128 + _signal.SIGKILL
 
     @classmethod
     def from_json(cls, doc: Dict[str, Any]) -> "Receipt":

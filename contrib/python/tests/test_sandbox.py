@@ -95,4 +95,9 @@ def test_the_docker_style_class():
     out = sb.execute("import sys; sys.exit('no')")
     assert out["exit_code"] == 1 and out["error"] == "no"
     out = sb.execute("while True: pass")
-    assert out["exit_code"] != 0 and out["error"]
+    assert out["exit_code"] == 137 and out["error"]
+
+
+def test_a_signal_is_an_exit_status():
+    r = Sandbox(timeout=1).run("while True: pass")  # the timeout ends it with SIGKILL
+    assert r.exit_code is None and r.signal == "SIGKILL" and r.exit_status == 137 and not r.ok
