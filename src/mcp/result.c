@@ -17,28 +17,34 @@
 #define SUMMARY_STREAM 4000 /* bytes of each stream in the summary */
 #define MAX_READ (8 * 1024 * 1024)
 
-/* The receipt of issue 12, loosely: the sandbox's schema is authoritative
- * (contrib/sandbox/receipt.schema.json); this one only states what the
- * summary relies on, so that a newer receipt still validates. */
+/* The receipt (issue 12), by the names and types of the sandbox's schema,
+ * contrib/sandbox/receipt.schema.json, which is authoritative; looser
+ * (fewer required fields, no formats or patterns) so that a receipt of a
+ * newer sandrun still validates in a client.  mcp.bats checks that the two
+ * agree. */
+#define T(t) "{\"type\":\"" t "\"}"
 #define NULLABLE(t) "{\"type\":[\"" t "\",\"null\"]}"
 static const char receipt_schema[] =
   "{\"type\":\"object\",\"properties\":{"
-  "\"id\":{\"type\":\"string\"},"
-  "\"command\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+  "\"receipt_version\":" T ("string") ",\"id\":" T ("string") ","
   "\"session\":" NULLABLE ("string") ","
-  "\"duration_ms\":" NULLABLE ("number") ","
-  "\"exit_code\":" NULLABLE ("integer") ","
-  "\"signal\":{\"type\":[\"integer\",\"string\",\"null\"]},"
+  "\"command\":{\"type\":\"array\",\"items\":" T ("string") "},"
+  "\"started_at\":" T ("string") ",\"finished_at\":" T ("string") ","
+  "\"duration_ms\":" T ("integer") ",\"cpu_ms\":" T ("object") ","
+  "\"peak_memory_bytes\":" T ("integer") ",\"pids_peak\":" T ("integer") ","
+  "\"exit_code\":" NULLABLE ("integer") ",\"signal\":" NULLABLE ("string") ","
+  "\"interrupted\":" T ("boolean") ","
   "\"limit_exceeded\":" NULLABLE ("string") ","
-  "\"limits_hit\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+  "\"limits_hit\":{\"type\":\"array\",\"items\":" T ("string") "},"
   "\"message\":" NULLABLE ("string") ","
-  "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"
-  "\"stdout_truncated\":{\"type\":\"boolean\"},\"stderr_truncated\":{\"type\":\"boolean\"},"
+  "\"stdout\":" T ("string") ",\"stderr\":" T ("string") ","
+  "\"stdout_truncated\":" T ("boolean") ",\"stderr_truncated\":" T ("boolean") ","
   "\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-  "\"path\":{\"type\":\"string\"},\"change\":{\"type\":\"string\"},"
+  "\"path\":" T ("string") ",\"change\":" T ("string") ","
   "\"size\":" NULLABLE ("integer") ",\"sha256\":" NULLABLE ("string") "}}},"
-  "\"policy\":{\"type\":\"object\"},\"network\":{\"type\":\"array\"}},"
-  "\"required\":[\"exit_code\",\"stdout\",\"stderr\"]}";
+  "\"files_incomplete\":" T ("boolean") ","
+  "\"policy\":" T ("object") ",\"network\":" T ("array") ",\"sandrun\":" T ("string") "},"
+  "\"required\":[\"exit_code\",\"limit_exceeded\",\"stdout\",\"stderr\",\"files\"]}";
 
 static const char *const schemas[MCP_N_TOOLS] = {
   [MCP_RUN_CODE] = receipt_schema,
@@ -117,7 +123,8 @@ summary (yajl_val r)
   say (&t, " in %lld ms.", num (r, "duration_ms", 0));
   if (limit != NULL)
     say (&t, " Limit exceeded: %s.", limit);
-  if (msg != NULL && *msg != '\0')
+  if (msg != NULL && *msg != '\0'
+      && (limit != NULL || !YAJL_IS_INTEGER (code) || YAJL_GET_INTEGER (code) != 0))
     say (&t, " %s", msg);
   say (&t, "\n");
   say_stream (&t, r, "stdout");

@@ -204,3 +204,28 @@ assert_nothing_left() {
 	assert_failure 125
 	assert_one_error_line '--timeout "soon"'
 }
+
+# The receipt's schema (issue 12) is authoritative; run_code's outputSchema
+# is a looser copy: the same names, and for each a type the schema's fits in.
+@test "mcp: run_code's outputSchema agrees with contrib/sandbox/receipt.schema.json" {
+	local schema=$REPO_ROOT/contrib/sandbox/receipt.schema.json
+	[[ -f $schema ]] || skip "no $schema in this tree yet (branch sbtests)"
+	run --separate-stderr mcp --runtime "$FAKE" < <(
+		echo '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+	)
+	assert_success
+	local ours disagree
+	ours=$(jq -c '.result.tools[] | select(.name == "run_code") | .outputSchema' <<<"$output")
+	disagree=$(jq -rn --argjson ours "$ours" --slurpfile theirs "$schema" '
+		def type_of(d): d.type // (if d.enum then (d.enum | map(type) | unique) else "?" end);
+		def deref(v): if v["$ref"] then $theirs[0]["$defs"][v["$ref"] | sub("#/\\$defs/"; "")] else v end;
+		def types(v): if v.oneOf then [v.oneOf[] | type_of(deref(.))] | flatten
+			elif v.const then [v.const | type] else [type_of(deref(v))] | flatten end;
+		$ours.properties | to_entries[] | .key as $k
+		| ($theirs[0].properties[$k]) as $t
+		| if $t == null then "\($k): not in the receipt schema"
+		  elif (types($t) - [.value.type] - (.value.type | arrays // [])) != [] then
+			"\($k): theirs \(types($t)), ours \(.value.type)"
+		  else empty end')
+	[[ -z $disagree ]] || fail "$disagree"
+}
