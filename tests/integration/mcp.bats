@@ -38,7 +38,7 @@ setup() {
 teardown() {
 	# Only what this test started: processes carrying its mark.
 	local pid
-	for pid in $(pgrep -f "sleep $MARK" || true); do kill -KILL "$pid" 2>/dev/null || true; done
+	for pid in $(pgrep -f "^sleep $MARK" || true); do kill -KILL "$pid" 2>/dev/null || true; done
 }
 
 # The server with `mcp ARGS`, input from stdin, output in $output.  EOF on
@@ -68,7 +68,7 @@ assert_nothing_left() {
 		left=$(ls -A "$STATE")
 		[[ -z $left ]] || fail "sessions left: $left"
 	fi
-	! pgrep -f "sleep $MARK" >/dev/null || fail "an execution survived: $(pgrep -af "sleep $MARK")"
+	! pgrep -f "^sleep $MARK" >/dev/null || fail "an execution survived: $(pgrep -af "^sleep $MARK")"
 }
 
 @test "mcp: the SDK client lists tools, runs code, hits a limit, uses a session, cancels (fake sandbox)" {
@@ -175,21 +175,26 @@ assert_nothing_left() {
 # A client that goes away: EOF on stdin (the stdio transport's shutdown), or
 # a server killed outright; the running execution stops either way.
 @test "mcp: a client that disconnects leaves no execution behind" {
-	local how
-	for how in eof kill; do
-		coproc SRV { exec "$RUNTIME" --root "$ROOT" mcp --runtime "$FAKE" --timeout 120s 2>/dev/null 3>&-; }
-		echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_code","arguments":{"language":"shell","code":"sleep '$MARK'"}}}' >&"${SRV[1]}"
-		local i
-		for ((i = 0; i < 200; i++)); do pgrep -f "sleep $MARK" >/dev/null && break; sleep 0.05; done
-		pgrep -f "sleep $MARK" >/dev/null || fail "the execution did not start"
-		if [[ $how == eof ]]; then
-			exec {SRV[1]}>&-
-		else
-			kill -KILL "$SRV_PID"
-		fi
-		wait "$SRV_PID" || true
-		for ((i = 0; i < 200; i++)); do pgrep -f "sleep $MARK" >/dev/null || break; sleep 0.05; done
-		assert_nothing_left
+	local how rt i
+	local -a rts=(fake)
+	"$RUNTIME" sandbox --help >/dev/null 2>&1 && rts+=(real)
+	for rt in "${rts[@]}"; do
+		local -a args=(--timeout 120s)
+		[[ $rt == fake ]] && args+=(--runtime "$FAKE")
+		for how in eof kill; do
+			coproc SRV { exec "$RUNTIME" --root "$ROOT" mcp "${args[@]}" 2>/dev/null 3>&-; }
+			echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_code","arguments":{"language":"shell","code":"sleep '$MARK'"}}}' >&"${SRV[1]}"
+			for ((i = 0; i < 200; i++)); do pgrep -f "^sleep $MARK" >/dev/null && break; sleep 0.05; done
+			pgrep -f "^sleep $MARK" >/dev/null || fail "$rt: the execution did not start"
+			if [[ $how == eof ]]; then
+				exec {SRV[1]}>&-
+			else
+				kill -KILL "$SRV_PID"
+			fi
+			wait "$SRV_PID" || true
+			for ((i = 0; i < 200; i++)); do pgrep -f "^sleep $MARK" >/dev/null || break; sleep 0.05; done
+			assert_nothing_left || fail "$rt, $how: something was left"
+		done
 	done
 }
 

@@ -30,13 +30,13 @@ async function rejects(p, code, name) {
   check(false, name, "resolved");
 }
 
-// Processes whose command line has `needle`, from /proc.
+// Processes whose command line starts with `needle`, from /proc.
 function processesWith(needle) {
   const found = [];
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
-      if (cmd.includes(needle) && Number(pid) !== process.pid) found.push(`${pid}: ${cmd}`);
+      if (cmd.startsWith(needle) && Number(pid) !== process.pid) found.push(`${pid}: ${cmd}`);
     } catch {}
   }
   return found;
