@@ -2,6 +2,7 @@
  * structuredContent and a short summary a model reads well; or, when
  * sandrun itself could not run the call, a tool error carrying its
  * message. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -125,7 +126,7 @@ summary (yajl_val r)
     say (&t, " Limit exceeded: %s.", limit);
   if (msg != NULL && *msg != '\0'
       && (limit != NULL || !YAJL_IS_INTEGER (code) || YAJL_GET_INTEGER (code) != 0))
-    say (&t, " %s", msg);
+    say (&t, " %c%s", toupper ((unsigned char) msg[0]), msg + 1); /* a sentence */
   say (&t, "\n");
   say_stream (&t, r, "stdout");
   say_stream (&t, r, "stderr");
@@ -166,7 +167,9 @@ emit_failure (yajl_gen g, struct mcp_job *j)
   while (len > 0 && e[len - 1] == '\n')
     len--;
   size_t keep = mcp_utf8_prefix (e, len, 2000);
-  if (keep > 0)
+  if (j->out.overflow)
+    say (&t, "the receipt was larger than %zu bytes: the execution was stopped", j->out.max);
+  else if (keep > 0)
     say (&t, "%.*s", (int) keep, e);
   else
     say (&t, "sandrun exited with status %d", j->status);
