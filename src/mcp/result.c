@@ -2,7 +2,6 @@
  * structuredContent and a short summary a model reads well; or, when
  * sandrun itself could not run the call, a tool error carrying its
  * message. */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -124,9 +123,9 @@ summary (yajl_val r)
   say (&t, " in %lld ms.", num (r, "duration_ms", 0));
   if (limit != NULL)
     say (&t, " Limit exceeded: %s.", limit);
-  if (msg != NULL && *msg != '\0'
-      && (limit != NULL || !YAJL_IS_INTEGER (code) || YAJL_GET_INTEGER (code) != 0))
-    say (&t, " %c%s", toupper ((unsigned char) msg[0]), msg + 1); /* a sentence */
+  /* the receipt's sentence, where it says more than the status */
+  if (msg != NULL && *msg != '\0' && (limit != NULL || !YAJL_IS_INTEGER (code)))
+    say (&t, " (%s)", msg);
   say (&t, "\n");
   say_stream (&t, r, "stdout");
   say_stream (&t, r, "stderr");
