@@ -17,6 +17,7 @@ cmd_mcp (const struct sr_globals *g, int argc, char **argv, sr_error **err)
   mcp_server_init (&s, 1);
   if (mcp_policy_parse (argc, argv, &s.policy, &runtime, err) < 0)
     {
+      mcp_policy_free (&s.policy);
       mcp_server_free (&s);
       return 125;
     }
