@@ -12,6 +12,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "sandrun/error.h"
+#include "sandrun/jsongen.h"
 
 /* ---- policy.c: the server's options, fixed for every call ---- */
 struct mcp_policy
@@ -37,17 +38,13 @@ char *mcp_format_ms (long ms);
 long mcp_parse_duration_ms (const char *s);
 
 /* ---- json.c: yajl helpers ---- */
-/* Emit a parsed value (depth-checked by the parser's caller). */
-void mcp_json_emit (yajl_gen g, yajl_val v);
 /* Maximum nesting of a JSON text (strings skipped), to refuse deep
  * documents before yajl_tree recurses over them. */
 size_t mcp_json_depth (const char *text, size_t len);
 /* Object member, or NULL; string member, or NULL. */
 yajl_val mcp_json_get (yajl_val obj, const char *key);
 const char *mcp_json_str (yajl_val obj, const char *key);
-/* Length of the longest prefix of s[0..len) that is whole UTF-8 characters
- * and at most max bytes. */
-size_t mcp_utf8_prefix (const char *s, size_t len, size_t max);
+/* (sr_json_gen_value and sr_utf8_prefix are in sandrun/jsongen.h) */
 bool mcp_utf8_valid (const char *s, size_t len);
 char *mcp_base64_encode (const unsigned char *in, size_t len);
 /* NULL when `in` is not base64. */

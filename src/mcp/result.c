@@ -98,7 +98,7 @@ say_stream (struct text *t, yajl_val r, const char *name)
   _cleanup_free_ char *trunc_key = xasprintf ("%s_truncated", name);
   if (s == NULL || *s == '\0')
     return;
-  size_t len = strlen (s), keep = mcp_utf8_prefix (s, len, SUMMARY_STREAM);
+  size_t len = strlen (s), keep = sr_utf8_prefix (s, len, SUMMARY_STREAM);
   say (t, "\n%s:\n%.*s%s", name, (int) keep, s, len > 0 && s[keep - 1] == '\n' ? "" : "\n");
   if (keep < len)
     say (t, "[... %zu more bytes in structuredContent.%s]\n", len - keep, name);
@@ -165,7 +165,7 @@ emit_failure (yajl_gen g, struct mcp_job *j)
   size_t len = strlen (e);
   while (len > 0 && e[len - 1] == '\n')
     len--;
-  size_t keep = mcp_utf8_prefix (e, len, 2000);
+  size_t keep = sr_utf8_prefix (e, len, 2000);
   if (j->out.overflow)
     say (&t, "the receipt was larger than %zu bytes: the execution was stopped", j->out.max);
   else if (keep > 0)
@@ -185,7 +185,7 @@ emit_structured (struct mcp_server *s, yajl_gen g, const char *text, yajl_val do
   if (s->structured)
     {
       sr_json_gen_str (g, "structuredContent");
-      mcp_json_emit (g, doc);
+      sr_json_gen_value (g, doc);
     }
   sr_json_gen_str (g, "isError");
   yajl_gen_bool (g, 0);

@@ -92,7 +92,7 @@ emit_schema (yajl_gen g, const char *text)
   yajl_val v = yajl_tree_parse (text, NULL, 0);
   if (v == NULL)
     abort (); /* the tables above are constant */
-  mcp_json_emit (g, v);
+  sr_json_gen_value (g, v);
   yajl_tree_free (v);
 }
 

@@ -121,8 +121,8 @@ static void
 test_json (void)
 {
   const char *s = "a\xc3\xa9z"; /* a é z */
-  CHECK (mcp_utf8_prefix (s, 4, 2) == 1, "UTF-8: a cut never splits a character");
-  CHECK (mcp_utf8_prefix (s, 4, 3) == 3, "UTF-8: whole characters kept");
+  CHECK (sr_utf8_prefix (s, 4, 2) == 1, "UTF-8: a cut never splits a character");
+  CHECK (sr_utf8_prefix (s, 4, 3) == 3, "UTF-8: whole characters kept");
   CHECK (!mcp_utf8_valid ("\xff", 1) && !mcp_utf8_valid ("\xed\xa0\x80", 3) && mcp_utf8_valid (s, 4),
          "UTF-8: invalid bytes and surrogates found");
   const unsigned char bin[] = { 0, 0xff, 'x', 'y' };
