@@ -24,7 +24,8 @@ child (const char *runtime, char **argv, int out, int errfd, pid_t parent)
   if (prctl (PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid () != parent)
     _exit (125);
   int null = open ("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (null < 0 || dup2 (null, 0) < 0 || dup2 (out, 1) < 0 || dup2 (errfd, 2) < 0)
+  if (null < 0 || dup2 (null, 0) < 0 || dup2 (out, 1) < 0
+      || dup2 (errfd, 2) < 0)
     _exit (125);
   sigset_t none;
   sigemptyset (&none);

@@ -60,7 +60,8 @@ mcp_utf8_valid (const char *s, size_t len)
   return sr_utf8_prefix (s, len, len) == len && memchr (s, '\0', len) == NULL;
 }
 
-static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char b64[]
+    = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 char *
 mcp_base64_encode (const unsigned char *in, size_t len)

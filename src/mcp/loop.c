@@ -136,13 +136,19 @@ stop_all (struct mcp_server *s)
   s->n_jobs = 0;
   for (size_t i = 0; s->sessions[i] != NULL; i++)
     {
-      char *argv[] = { "sandrun", "--root", (char *) s->root, "sandbox", "stop",
-                       s->sessions[i], NULL };
-      char *argv_noroot[] = { "sandrun", "sandbox", "stop", s->sessions[i], NULL };
-      struct mcp_job j = { .pidfd = -1, .out_fd = -1, .err_fd = -1,
-                           .out.max = 65536, .err.max = 65536 };
+      char *argv[]
+          = { "sandrun",      "--root", (char *) s->root, "sandbox", "stop",
+              s->sessions[i], NULL };
+      char *argv_noroot[]
+          = { "sandrun", "sandbox", "stop", s->sessions[i], NULL };
+      struct mcp_job j = { .pidfd = -1,
+                           .out_fd = -1,
+                           .err_fd = -1,
+                           .out.max = 65536,
+                           .err.max = 65536 };
       _cleanup_error_ sr_error *err = NULL;
-      if (mcp_job_spawn (&j, s->runtime, s->root ? argv : argv_noroot, &err) == 0)
+      if (mcp_job_spawn (&j, s->runtime, s->root ? argv : argv_noroot, &err)
+          == 0)
         mcp_job_finish (&j, STOP_GRACE_MS);
       sr_close (j.out_fd);
       sr_close (j.err_fd);
@@ -169,7 +175,8 @@ round_ (struct mcp_server *s, struct input *in, int sfd)
   if (!in->eof)
     add (p, &n, 0);
   add (p, &n, sfd);
-  for (struct mcp_job *j = s->jobs; j != NULL && n + 3 <= (int) ARRAY_SIZE (p); j = j->next)
+  for (struct mcp_job *j = s->jobs; j != NULL && n + 3 <= (int) ARRAY_SIZE (p);
+       j = j->next)
     {
       add (p, &n, j->out_fd);
       add (p, &n, j->err_fd);
@@ -190,7 +197,8 @@ round_ (struct mcp_server *s, struct input *in, int sfd)
           continue;
         }
       for (struct mcp_job *j = s->jobs; j != NULL; j = j->next)
-        if (p[i].fd == j->out_fd || p[i].fd == j->err_fd || p[i].fd == j->pidfd)
+        if (p[i].fd == j->out_fd || p[i].fd == j->err_fd
+            || p[i].fd == j->pidfd)
           {
             if (mcp_job_pump (j, p[i].fd))
               finish_job (s, j);

@@ -128,7 +128,7 @@ struct mcp_server
   size_t n_jobs;
   char **sessions; /* the sessions this server started */
   unsigned long next_session;
-  char *describe;  /* mcp_policy_describe */
+  char *describe; /* mcp_policy_describe */
 };
 
 void mcp_server_init (struct mcp_server *s, int out_fd);

@@ -13,11 +13,11 @@
 
 enum opt_use
 {
-  PASS,     /* to every sandbox */
-  SESSION,  /* to `sandbox start` only */
-  TIMEOUT,  /* kept by the server: the cap */
-  RUNTIME,  /* the server's own */
-  REFUSED,  /* set by the server for each call */
+  PASS,    /* to every sandbox */
+  SESSION, /* to `sandbox start` only */
+  TIMEOUT, /* kept by the server: the cap */
+  RUNTIME, /* the server's own */
+  REFUSED, /* set by the server for each call */
 };
 
 struct opt
@@ -29,17 +29,28 @@ struct opt
 
 #define F(m) offsetof (struct mcp_policy, m)
 static const struct opt opts[] = {
-  { "--rootfs", PASS, F (rootfs) },     { "--ro-bind", PASS, 0 },
-  { "--env", PASS, 0 },                 { "--memory", PASS, F (memory) },
-  { "--cpus", PASS, F (cpus) },         { "--cpu-time", PASS, 0 },
-  { "--pids", PASS, F (pids) },         { "--output-limit", PASS, F (output_limit) },
-  { "--file-size", PASS, 0 },           { "--disk", PASS, F (disk) },
-  { "--tmp-size", PASS, 0 },            { "--open-files", PASS, 0 },
-  { "--net", PASS, 0 },                 { "--allow-host", PASS, 0 },
-  { "--audit-log", PASS, 0 },           { "--idle-timeout", SESSION, 0 },
-  { "--max-lifetime", SESSION, 0 },     { "--timeout", TIMEOUT, 0 },
-  { "--runtime", RUNTIME, 0 },          { "--workdir", REFUSED, 0 },
-  { "--collect", REFUSED, 0 },          { "--receipt", REFUSED, 0 },
+  { "--rootfs", PASS, F (rootfs) },
+  { "--ro-bind", PASS, 0 },
+  { "--env", PASS, 0 },
+  { "--memory", PASS, F (memory) },
+  { "--cpus", PASS, F (cpus) },
+  { "--cpu-time", PASS, 0 },
+  { "--pids", PASS, F (pids) },
+  { "--output-limit", PASS, F (output_limit) },
+  { "--file-size", PASS, 0 },
+  { "--disk", PASS, F (disk) },
+  { "--tmp-size", PASS, 0 },
+  { "--open-files", PASS, 0 },
+  { "--net", PASS, 0 },
+  { "--allow-host", PASS, 0 },
+  { "--audit-log", PASS, 0 },
+  { "--idle-timeout", SESSION, 0 },
+  { "--max-lifetime", SESSION, 0 },
+  { "--timeout", TIMEOUT, 0 },
+  { "--runtime", RUNTIME, 0 },
+  { "--workdir", REFUSED, 0 },
+  { "--collect", REFUSED, 0 },
+  { "--receipt", REFUSED, 0 },
   { "--stdin", REFUSED, 0 },
 };
 #undef F
@@ -99,14 +110,17 @@ take_opt (struct mcp_policy *p, const struct opt *o, const char *val,
   switch (o->use)
     {
     case REFUSED:
-      return sr_fail (err, 0, "mcp: %s is set by the server for each call", o->name);
+      return sr_fail (err, 0, "mcp: %s is set by the server for each call",
+                      o->name);
     case RUNTIME:
       *runtime = val;
       return 0;
     case TIMEOUT:
       p->timeout_ms = mcp_parse_duration_ms (val);
       if (p->timeout_ms <= 0)
-        return sr_fail (err, 0, "mcp: --timeout \"%s\": expected a duration such as 10s", val);
+        return sr_fail (
+            err, 0, "mcp: --timeout \"%s\": expected a duration such as 10s",
+            val);
       return 0;
     case SESSION:
       strv_append (&p->session_opts, o->name);
@@ -140,10 +154,14 @@ mcp_policy_parse (int argc, char **argv, struct mcp_policy *p,
       size_t n = eq != NULL ? (size_t) (eq - a) : strlen (a);
       const struct opt *o = str_has_prefix (a, "--") ? find_opt (a, n) : NULL;
       if (!str_has_prefix (a, "-"))
-        return sr_fail (err, 0, "mcp: unexpected operand \"%s\" (it takes options only)", a);
+        return sr_fail (
+            err, 0, "mcp: unexpected operand \"%s\" (it takes options only)",
+            a);
       if (o == NULL)
-        return sr_fail (err, 0, "mcp: unknown option \"%s\" (see sandrun mcp --help)", a);
-      const char *val = eq != NULL ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+        return sr_fail (
+            err, 0, "mcp: unknown option \"%s\" (see sandrun mcp --help)", a);
+      const char *val
+          = eq != NULL ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
       if (val == NULL)
         return sr_fail (err, 0, "mcp: %s needs a value", o->name);
       if (take_opt (p, o, val, runtime, err) < 0)
@@ -171,19 +189,25 @@ mcp_policy_describe (const struct mcp_policy *p)
   FILE *f = open_memstream (&s, &n);
   if (f == NULL)
     abort ();
-  fprintf (f, "Constraints: wall-clock timeout %s at most; memory %s (no swap); "
-           "at most %s processes; output %s per stream (more ends the run); disk %s",
+  fprintf (f,
+           "Constraints: wall-clock timeout %s at most; memory %s (no swap); "
+           "at most %s processes; output %s per stream (more ends the run); "
+           "disk %s",
            t, p->memory ? p->memory : "256M", p->pids ? p->pids : "64",
-           p->output_limit ? p->output_limit : "1M", p->disk ? p->disk : "256M");
+           p->output_limit ? p->output_limit : "1M",
+           p->disk ? p->disk : "256M");
   if (p->cpus != NULL)
     fprintf (f, "; %s CPUs", p->cpus);
   if (p->allow_hosts[0] == NULL)
     fputs ("; no network access (loopback only)", f);
   for (size_t i = 0; p->allow_hosts[i] != NULL; i++)
     fprintf (f, i == 0 ? "; network only to %s" : ", %s", p->allow_hosts[i]);
-  fprintf (f, "; interpreters: %s, %s; root filesystem: %s, read-only; /work and /tmp "
-           "writable.", p->has_python ? "python3" : "no python3", p->has_shell ? "sh" : "no sh",
-           p->rootfs ? p->rootfs : "the host's system directories");
+  fprintf (
+      f,
+      "; interpreters: %s, %s; root filesystem: %s, read-only; /work and /tmp "
+      "writable.",
+      p->has_python ? "python3" : "no python3", p->has_shell ? "sh" : "no sh",
+      p->rootfs ? p->rootfs : "the host's system directories");
   fclose (f);
   return s;
 }

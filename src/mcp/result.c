@@ -24,41 +24,59 @@
  * agree. */
 #define T(t) "{\"type\":\"" t "\"}"
 #define NULLABLE(t) "{\"type\":[\"" t "\",\"null\"]}"
-static const char receipt_schema[] =
-  "{\"type\":\"object\",\"properties\":{"
-  "\"receipt_version\":" T ("string") ",\"id\":" T ("string") ","
-  "\"session\":" NULLABLE ("string") ","
-  "\"command\":{\"type\":\"array\",\"items\":" T ("string") "},"
-  "\"started_at\":" T ("string") ",\"finished_at\":" T ("string") ","
-  "\"duration_ms\":" T ("integer") ",\"cpu_ms\":" T ("object") ","
-  "\"peak_memory_bytes\":" T ("integer") ",\"pids_peak\":" T ("integer") ","
-  "\"exit_code\":" NULLABLE ("integer") ",\"signal\":" NULLABLE ("string") ","
-  "\"interrupted\":" T ("boolean") ","
-  "\"limit_exceeded\":" NULLABLE ("string") ","
-  "\"limits_hit\":{\"type\":\"array\",\"items\":" T ("string") "},"
-  "\"message\":" NULLABLE ("string") ","
-  "\"stdout\":" T ("string") ",\"stderr\":" T ("string") ","
-  "\"stdout_truncated\":" T ("boolean") ",\"stderr_truncated\":" T ("boolean") ","
-  "\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
-  "\"path\":" T ("string") ",\"change\":" T ("string") ","
-  "\"size\":" NULLABLE ("integer") ",\"sha256\":" NULLABLE ("string") "}}},"
-  "\"files_incomplete\":" T ("boolean") ","
-  "\"policy\":" T ("object") ",\"network\":" T ("array") ",\"sandrun\":" T ("string") "},"
-  "\"required\":[\"exit_code\",\"limit_exceeded\",\"stdout\",\"stderr\",\"files\"]}";
+static const char receipt_schema[] = "{\"type\":\"object\",\"properties\":{"
+                                     "\"receipt_version\":" T (
+                                         "string") ",\"id\":" T ("string") ","
+                                                                           "\""
+                                                                           "se"
+                                                                           "ss"
+                                                                           "io"
+                                                                           "n"
+                                                                           "\""
+                                                                           ":" NULLABLE ("string") ","
+                                                                                                   "\"command\":{\"type\":\"array\",\"items\":" T ("string") "},"
+                                                                                                                                                             "\"started_at\":" T ("string") ",\"finished_at\":" T ("string") ","
+                                                                                                                                                                                                                             "\"duration_ms\":" T ("integer") ",\"cpu_ms\":" T ("object") ","
+                                                                                                                                                                                                                                                                                          "\"peak_memory_bytes\":" T (
+                                                                                                                                                                                                                                                                                              "integer") ",\"pids_peak\":" T ("integer") ","
+                                                                                                                                                                                                                                                                                                                                         "\"exit_code\":" NULLABLE (
+                                                                                                                                                                                                                                                                                                                                             "integer") ",\"signal\":" NULLABLE ("string") ","
+                                                                                                                                                                                                                                                                                                                                                                                           "\"interrupted\":" T ("boolean") ","
+                                                                                                                                                                                                                                                                                                                                                                                                                            "\"limit_exceeded\":" NULLABLE (
+                                                                                                                                                                                                                                                                                                                                                                                                                                "string") ","
+                                                                                                                                                                                                                                                                                                                                                                                                                                          "\"limits_hit\":{\"type\":\"array\",\"items\":" T ("string") "},"
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       "\"message\":" NULLABLE (
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                           "string") ","
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                     "\"stdout\":" T (
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         "string") ",\"stderr\":" T ("string") ","
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               "\"stdout_truncated\":" T (
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   "boolean") ",\"stderr_truncated\":" T ("boolean") ","
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                     "\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{"
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                     "\"path\":" T ("string") ",\"change\":" T (
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                         "string") ","
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   "\"size\":" NULLABLE ("integer") ",\"sha256\":" NULLABLE ("string") "}}},"
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       "\"files_incomplete\":" T ("boolean") ","
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                             "\"policy\":" T ("object") ",\"network\":" T ("array") ",\"sandrun\":" T ("string") "},"
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                 "\"required\":[\"exit_code\",\"limit_exceeded\",\"stdout\",\"stderr\",\"files\"]}";
 
 static const char *const schemas[MCP_N_TOOLS] = {
   [MCP_RUN_CODE] = receipt_schema,
   [MCP_SESSION_EXEC] = receipt_schema,
-  [MCP_SESSION_START] = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"}},"
-                        "\"required\":[\"session\"]}",
-  [MCP_SESSION_STOP] = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
-                       "\"stopped\":{\"type\":\"boolean\"}},\"required\":[\"session\",\"stopped\"]}",
-  [MCP_SESSION_WRITE_FILE] = "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
-                             "\"size\":{\"type\":\"integer\"}},\"required\":[\"path\",\"size\"]}",
-  [MCP_SESSION_READ_FILE] = "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
-                            "\"size\":{\"type\":\"integer\"},\"encoding\":{\"type\":\"string\","
-                            "\"enum\":[\"utf-8\",\"base64\"]},\"content\":{\"type\":\"string\"}},"
-                            "\"required\":[\"path\",\"size\",\"encoding\",\"content\"]}",
+  [MCP_SESSION_START]
+  = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"}},"
+    "\"required\":[\"session\"]}",
+  [MCP_SESSION_STOP]
+  = "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"},"
+    "\"stopped\":{\"type\":\"boolean\"}},\"required\":[\"session\","
+    "\"stopped\"]}",
+  [MCP_SESSION_WRITE_FILE]
+  = "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
+    "\"size\":{\"type\":\"integer\"}},\"required\":[\"path\",\"size\"]}",
+  [MCP_SESSION_READ_FILE]
+  = "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
+    "\"size\":{\"type\":\"integer\"},\"encoding\":{\"type\":\"string\","
+    "\"enum\":[\"utf-8\",\"base64\"]},\"content\":{\"type\":\"string\"}},"
+    "\"required\":[\"path\",\"size\",\"encoding\",\"content\"]}",
 };
 
 const char *
@@ -99,9 +117,11 @@ say_stream (struct text *t, yajl_val r, const char *name)
   if (s == NULL || *s == '\0')
     return;
   size_t len = strlen (s), keep = sr_utf8_prefix (s, len, SUMMARY_STREAM);
-  say (t, "\n%s:\n%.*s%s", name, (int) keep, s, len > 0 && s[keep - 1] == '\n' ? "" : "\n");
+  say (t, "\n%s:\n%.*s%s", name, (int) keep, s,
+       len > 0 && s[keep - 1] == '\n' ? "" : "\n");
   if (keep < len)
-    say (t, "[... %zu more bytes in structuredContent.%s]\n", len - keep, name);
+    say (t, "[... %zu more bytes in structuredContent.%s]\n", len - keep,
+         name);
   if (YAJL_IS_TRUE (mcp_json_get (r, trunc_key)))
     say (t, "[%s was cut at the output limit]\n", name);
 }
@@ -110,11 +130,14 @@ static char *
 summary (yajl_val r)
 {
   struct text t = { NULL };
-  yajl_val code = mcp_json_get (r, "exit_code"), sig = mcp_json_get (r, "signal");
-  const char *limit = mcp_json_str (r, "limit_exceeded"), *msg = mcp_json_str (r, "message");
+  yajl_val code = mcp_json_get (r, "exit_code"),
+           sig = mcp_json_get (r, "signal");
+  const char *limit = mcp_json_str (r, "limit_exceeded"),
+             *msg = mcp_json_str (r, "message");
 
   if (YAJL_IS_INTEGER (code))
-    say (&t, "%s (exit code %lld)", YAJL_GET_INTEGER (code) == 0 ? "Succeeded" : "Failed",
+    say (&t, "%s (exit code %lld)",
+         YAJL_GET_INTEGER (code) == 0 ? "Succeeded" : "Failed",
          YAJL_GET_INTEGER (code));
   else if (YAJL_IS_STRING (sig))
     say (&t, "Killed by %s", sig->u.string);
@@ -124,7 +147,8 @@ summary (yajl_val r)
   if (limit != NULL)
     say (&t, " Limit exceeded: %s.", limit);
   /* the receipt's sentence, where it says more than the status */
-  if (msg != NULL && *msg != '\0' && (limit != NULL || !YAJL_IS_INTEGER (code)))
+  if (msg != NULL && *msg != '\0'
+      && (limit != NULL || !YAJL_IS_INTEGER (code)))
     say (&t, " (%s)", msg);
   say (&t, "\n");
   say_stream (&t, r, "stdout");
@@ -134,8 +158,8 @@ summary (yajl_val r)
     {
       yajl_val f = files->u.array.values[i];
       say (&t, "%s%s (%s, %lld bytes)", i == 0 ? "\nfiles: " : ", ",
-           mcp_json_str (f, "path") ?: "?", mcp_json_str (f, "change") ?: "changed",
-           num (f, "size", 0));
+           mcp_json_str (f, "path") ?: "?",
+           mcp_json_str (f, "change") ?: "changed", num (f, "size", 0));
     }
   if (YAJL_IS_ARRAY (files) && files->u.array.len > 0)
     say (&t, "\n");
@@ -167,7 +191,9 @@ emit_failure (yajl_gen g, struct mcp_job *j)
     len--;
   size_t keep = sr_utf8_prefix (e, len, 2000);
   if (j->out.overflow)
-    say (&t, "the receipt was larger than %zu bytes: the execution was stopped", j->out.max);
+    say (&t,
+         "the receipt was larger than %zu bytes: the execution was stopped",
+         j->out.max);
   else if (keep > 0)
     say (&t, "%.*s", (int) keep, e);
   else
@@ -179,7 +205,8 @@ emit_failure (yajl_gen g, struct mcp_job *j)
 }
 
 static void
-emit_structured (struct mcp_server *s, yajl_gen g, const char *text, yajl_val doc)
+emit_structured (struct mcp_server *s, yajl_gen g, const char *text,
+                 yajl_val doc)
 {
   emit_text (g, text);
   if (s->structured)
@@ -230,7 +257,8 @@ emit_read (struct mcp_server *s, struct mcp_job *j, yajl_gen g)
       return false;
     }
   bool text = mcp_utf8_valid (buf, len);
-  _cleanup_free_ char *b64 = text ? NULL : mcp_base64_encode ((unsigned char *) buf, len);
+  _cleanup_free_ char *b64
+      = text ? NULL : mcp_base64_encode ((unsigned char *) buf, len);
   yajl_gen d = sr_json_gen_new (false);
   yajl_gen_map_open (d);
   sr_json_gen_str (d, "path");
@@ -271,10 +299,13 @@ emit_session (struct mcp_server *s, struct mcp_job *j, yajl_gen g)
           sr_json_gen_str (d, "stopped");
           yajl_gen_bool (d, 1);
         }
-      text = start ? xasprintf ("Session %s started: pass \"session\": \"%s\" to run_code, "
-                                "session_exec and the file tools; stop it with session_stop.",
-                                j->session, j->session)
-                   : xasprintf ("Session %s stopped; everything in it is gone.", j->session);
+      text
+          = start ? xasprintf (
+                "Session %s started: pass \"session\": \"%s\" to run_code, "
+                "session_exec and the file tools; stop it with session_stop.",
+                j->session, j->session)
+                  : xasprintf ("Session %s stopped; everything in it is gone.",
+                               j->session);
       if (start)
         mcp_session_add (s, j->session);
       else

@@ -29,8 +29,8 @@ enum
 };
 
 /* Newest first; the first is what a client asking for another gets. */
-static const char *const versions[] = { "2025-11-25", "2025-06-18", "2025-03-26",
-                                        "2024-11-05", "2024-10-07" };
+static const char *const versions[]
+    = { "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07" };
 
 void
 mcp_server_init (struct mcp_server *s, int out_fd)
@@ -80,7 +80,8 @@ response (const char *id, bool id_is_str)
 }
 
 static void
-send_error (struct mcp_server *s, const char *id, bool id_is_str, int code, const char *msg)
+send_error (struct mcp_server *s, const char *id, bool id_is_str, int code,
+            const char *msg)
 {
   yajl_gen g = response (id, id_is_str);
   sr_json_gen_str (g, "error");
@@ -117,7 +118,8 @@ mcp_session_remove (struct mcp_server *s, const char *name)
     if (strcmp (s->sessions[i], name) == 0)
       {
         free (s->sessions[i]);
-        memmove (&s->sessions[i], &s->sessions[i + 1], (n - i) * sizeof (char *));
+        memmove (&s->sessions[i], &s->sessions[i + 1],
+                 (n - i) * sizeof (char *));
         return;
       }
 }
@@ -151,16 +153,18 @@ initialize (struct mcp_server *s, yajl_val params, yajl_gen g)
   sr_json_gen_str (g, PACKAGE_VERSION);
   yajl_gen_map_close (g);
   sr_json_gen_str (g, "instructions");
-  _cleanup_free_ char *ins = xasprintf (
-      "Every run_code call runs in a fresh, isolated sandrun sandbox unless a session "
-      "(session_start) is given. %s",
-      s->describe);
+  _cleanup_free_ char *ins
+      = xasprintf ("Every run_code call runs in a fresh, isolated sandrun "
+                   "sandbox unless a session "
+                   "(session_start) is given. %s",
+                   s->describe);
   sr_json_gen_str (g, ins);
 }
 
 /* tools/call: a job, or an error now. */
 static void
-call_tool (struct mcp_server *s, const char *id, bool id_is_str, yajl_val params)
+call_tool (struct mcp_server *s, const char *id, bool id_is_str,
+           yajl_val params)
 {
   const char *name = mcp_json_str (params, "name");
   yajl_val args = mcp_json_get (params, "arguments");
@@ -169,20 +173,28 @@ call_tool (struct mcp_server *s, const char *id, bool id_is_str, yajl_val params
   int tool = mcp_tool_find (name);
 
   if (name == NULL)
-    return send_error (s, id, id_is_str, INVALID_PARAMS, "tools/call: missing \"name\"");
+    return send_error (s, id, id_is_str, INVALID_PARAMS,
+                       "tools/call: missing \"name\"");
   if (tool < 0)
     {
-      _cleanup_free_ char *m = xasprintf ("tools/call: unknown tool \"%s\"", name);
+      _cleanup_free_ char *m
+          = xasprintf ("tools/call: unknown tool \"%s\"", name);
       return send_error (s, id, id_is_str, INVALID_PARAMS, m);
     }
   struct mcp_job *j = xcalloc (1, sizeof *j);
-  *j = (struct mcp_job){ .tool = tool, .pidfd = -1, .out_fd = -1, .err_fd = -1,
-                         .req_id = xstrdup (id), .req_id_is_str = id_is_str };
+  *j = (struct mcp_job){ .tool = tool,
+                         .pidfd = -1,
+                         .out_fd = -1,
+                         .err_fd = -1,
+                         .req_id = xstrdup (id),
+                         .req_id_is_str = id_is_str };
   j->out.max = 64 * 1024 * 1024;
   j->err.max = 64 * 1024;
   int r = mcp_tool_prepare (s, tool, args, j, &argv, &err);
   if (r == 0 && s->n_jobs >= MAX_JOBS)
-    r = (sr_fail (&err, 0, "%d executions are running already: wait for one to end", MAX_JOBS),
+    r = (sr_fail (&err, 0,
+                  "%d executions are running already: wait for one to end",
+                  MAX_JOBS),
          -2);
   if (r == 0 && s->no_spawn)
     r = (sr_fail (&err, 0, "this server runs no executions"), -2);
@@ -218,7 +230,8 @@ cancel (struct mcp_server *s, yajl_val params)
                      : YAJL_IS_NUMBER (id) ? id->u.number.r
                                            : NULL;
   for (struct mcp_job *j = s->jobs; text != NULL && j != NULL; j = j->next)
-    if (j->req_id_is_str == YAJL_IS_STRING (id) && strcmp (j->req_id, text) == 0)
+    if (j->req_id_is_str == YAJL_IS_STRING (id)
+        && strcmp (j->req_id, text) == 0)
       {
         j->cancelled = true;
         mcp_job_kill (j, SIGTERM);
@@ -226,15 +239,17 @@ cancel (struct mcp_server *s, yajl_val params)
 }
 
 static void
-request (struct mcp_server *s, const char *method, const char *id, bool id_is_str,
-         yajl_val params)
+request (struct mcp_server *s, const char *method, const char *id,
+         bool id_is_str, yajl_val params)
 {
   if (params != NULL && !YAJL_IS_OBJECT (params) && !YAJL_IS_ARRAY (params))
-    return send_error (s, id, id_is_str, INVALID_REQUEST, "\"params\" must be an object");
+    return send_error (s, id, id_is_str, INVALID_REQUEST,
+                       "\"params\" must be an object");
   if (strcmp (method, "tools/call") == 0)
     {
       if (!YAJL_IS_OBJECT (params))
-        return send_error (s, id, id_is_str, INVALID_PARAMS, "tools/call: \"params\" must be an object");
+        return send_error (s, id, id_is_str, INVALID_PARAMS,
+                           "tools/call: \"params\" must be an object");
       return call_tool (s, id, id_is_str, params);
     }
   yajl_gen g = response (id, id_is_str);
@@ -259,20 +274,25 @@ static void
 message (struct mcp_server *s, yajl_val m)
 {
   if (YAJL_IS_ARRAY (m))
-    return send_error (s, NULL, false, INVALID_REQUEST, "batches are not supported");
+    return send_error (s, NULL, false, INVALID_REQUEST,
+                       "batches are not supported");
   if (!YAJL_IS_OBJECT (m) || !str_eq (mcp_json_str (m, "jsonrpc"), "2.0"))
-    return send_error (s, NULL, false, INVALID_REQUEST, "expected a JSON-RPC 2.0 object");
+    return send_error (s, NULL, false, INVALID_REQUEST,
+                       "expected a JSON-RPC 2.0 object");
   yajl_val id = mcp_json_get (m, "id");
   const char *method = mcp_json_str (m, "method");
   bool has_id = id != NULL;
   if (has_id && !YAJL_IS_STRING (id) && !YAJL_IS_INTEGER (id))
-    return send_error (s, NULL, false, INVALID_REQUEST, "\"id\" must be a string or an integer");
+    return send_error (s, NULL, false, INVALID_REQUEST,
+                       "\"id\" must be a string or an integer");
   if (method == NULL)
     {
       /* a response to us (we send no requests) is ignored */
       if (mcp_json_get (m, "method") != NULL
-          || (mcp_json_get (m, "result") == NULL && mcp_json_get (m, "error") == NULL))
-        send_error (s, NULL, false, INVALID_REQUEST, "\"method\" must be a string");
+          || (mcp_json_get (m, "result") == NULL
+              && mcp_json_get (m, "error") == NULL))
+        send_error (s, NULL, false, INVALID_REQUEST,
+                    "\"method\" must be a string");
       return;
     }
   yajl_val params = mcp_json_get (m, "params");
@@ -289,22 +309,27 @@ message (struct mcp_server *s, yajl_val m)
 void
 mcp_handle_line (struct mcp_server *s, const char *line, size_t len)
 {
-  while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+  while (len > 0
+         && (line[len - 1] == '\r' || line[len - 1] == ' '
+             || line[len - 1] == '\t'))
     len--;
   size_t i = strspn (line, " \t\r");
   if (i >= len)
     return;
   if (memchr (line, '\0', len) != NULL)
-    return send_error (s, NULL, false, PARSE_ERROR, "a NUL byte in the message");
+    return send_error (s, NULL, false, PARSE_ERROR,
+                       "a NUL byte in the message");
   if (mcp_json_depth (line, len) > MAX_DEPTH)
-    return send_error (s, NULL, false, PARSE_ERROR, "the message is nested too deeply");
+    return send_error (s, NULL, false, PARSE_ERROR,
+                       "the message is nested too deeply");
   _cleanup_free_ char *text = xstrndup (line, len);
   char why[256] = "";
   yajl_val m = yajl_tree_parse (text, why, sizeof why);
   if (m == NULL)
     {
       why[strcspn (why, "\n")] = '\0';
-      _cleanup_free_ char *msg = xasprintf ("parse error: %s", *why ? why : "invalid JSON");
+      _cleanup_free_ char *msg
+          = xasprintf ("parse error: %s", *why ? why : "invalid JSON");
       return send_error (s, NULL, false, PARSE_ERROR, msg);
     }
   message (s, m);

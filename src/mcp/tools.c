@@ -14,10 +14,16 @@
 #include "sandrun/jsongen.h"
 #include "sandrun/util.h"
 
-#define MAX_CODE (100 * 1000)        /* one argv string stays under 128 KiB */
-#define MAX_FILE (8 * 1024 * 1024)   /* a file written in a call */
+#define MAX_CODE (100 * 1000)      /* one argv string stays under 128 KiB */
+#define MAX_FILE (8 * 1024 * 1024) /* a file written in a call */
 
-enum arg_type { A_STR, A_NUM, A_FILES, A_ENUM };
+enum arg_type
+{
+  A_STR,
+  A_NUM,
+  A_FILES,
+  A_ENUM
+};
 
 struct arg
 {
@@ -33,48 +39,78 @@ struct tool
   struct arg args[6];
 };
 
-#define S_SESSION "\"session\":{\"type\":\"string\",\"description\":\"a session id from session_start\"}"
-#define S_TIMEOUT "\"timeout\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"seconds; capped by the server's limit\"}"
-#define S_PATH "\"path\":{\"type\":\"string\",\"description\":\"a path under /work (relative paths are taken from /work) or /tmp\"}"
-#define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "],\"additionalProperties\":false}"
+#define S_SESSION                                                             \
+  "\"session\":{\"type\":\"string\",\"description\":\"a session id from "     \
+  "session_start\"}"
+#define S_TIMEOUT                                                             \
+  "\"timeout\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":"  \
+  "\"seconds; capped by the server's limit\"}"
+#define S_PATH                                                                \
+  "\"path\":{\"type\":\"string\",\"description\":\"a path under /work "       \
+  "(relative paths are taken from /work) or /tmp\"}"
+#define OBJ(props, req)                                                       \
+  "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req        \
+  "],\"additionalProperties\":false}"
 
 static const struct tool tools[MCP_N_TOOLS] = {
-  [MCP_RUN_CODE] = { "run_code",
-    "Run code in a fresh, isolated sandbox and return its execution receipt "
-    "(exit status, the limit that stopped it if any, stdout, stderr, the files "
-    "written under /work). Nothing persists between calls unless a session is given.",
-    OBJ ("\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"shell\"]},"
-         "\"code\":{\"type\":\"string\",\"description\":\"the program (python3) or script (sh)\"},"
-         "\"files\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"string\"},"
-         "\"description\":\"files to place in /work before the run: relative path -> UTF-8 content\"},"
-         S_TIMEOUT "," S_SESSION, "\"language\",\"code\""),
-    { { "language", A_ENUM, true, { "python", "shell" } }, { "code", A_STR, true, { 0 } },
-      { "files", A_FILES, false, { 0 } }, { "timeout", A_NUM, false, { 0 } },
-      { "session", A_STR, false, { 0 } } } },
+  [MCP_RUN_CODE]
+  = { "run_code",
+      "Run code in a fresh, isolated sandbox and return its execution receipt "
+      "(exit status, the limit that stopped it if any, stdout, stderr, the "
+      "files written under /work). Nothing persists between calls unless a "
+      "session is given.",
+      OBJ (
+          "\"language\":{\"type\":\"string\",\"enum\":[\"python\",\"shell\"]},"
+          "\"code\":{\"type\":\"string\",\"description\":\"the program "
+          "(python3) or script (sh)\"},"
+          "\"files\":{\"type\":\"object\",\"additionalProperties\":{\"type\":"
+          "\"string\"},"
+          "\"description\":\"files to place in /work before the run: relative "
+          "path -> UTF-8 content\"}," S_TIMEOUT "," S_SESSION,
+          "\"language\",\"code\""),
+      { { "language", A_ENUM, true, { "python", "shell" } },
+        { "code", A_STR, true, { 0 } },
+        { "files", A_FILES, false, { 0 } },
+        { "timeout", A_NUM, false, { 0 } },
+        { "session", A_STR, false, { 0 } } } },
   [MCP_SESSION_START] = { "session_start",
-    "Start a persistent sandbox session: /work, /tmp, processes and (with python3) "
-    "one Python interpreter's variables live across session_exec and run_code calls "
-    "until session_stop. Returns the session id.",
-    OBJ ("", ""), { { 0 } } },
-  [MCP_SESSION_EXEC] = { "session_exec",
-    "Run a shell command (sh -c) in a session; returns its execution receipt.",
-    OBJ (S_SESSION ",\"command\":{\"type\":\"string\"}," S_TIMEOUT, "\"session\",\"command\""),
-    { { "session", A_STR, true, { 0 } }, { "command", A_STR, true, { 0 } },
-      { "timeout", A_NUM, false, { 0 } } } },
-  [MCP_SESSION_READ_FILE] = { "session_read_file",
-    "Read a file of a session (UTF-8 text, or base64 when it is binary).",
-    OBJ (S_SESSION "," S_PATH, "\"session\",\"path\""),
-    { { "session", A_STR, true, { 0 } }, { "path", A_STR, true, { 0 } } } },
-  [MCP_SESSION_WRITE_FILE] = { "session_write_file",
-    "Write a file into a session (created or replaced).",
-    OBJ (S_SESSION "," S_PATH ",\"content\":{\"type\":\"string\"},"
-         "\"encoding\":{\"type\":\"string\",\"enum\":[\"utf-8\",\"base64\"]}",
-         "\"session\",\"path\",\"content\""),
-    { { "session", A_STR, true, { 0 } }, { "path", A_STR, true, { 0 } },
-      { "content", A_STR, true, { 0 } }, { "encoding", A_ENUM, false, { "utf-8", "base64" } } } },
+                          "Start a persistent sandbox session: /work, /tmp, "
+                          "processes and (with python3) "
+                          "one Python interpreter's variables live across "
+                          "session_exec and run_code calls "
+                          "until session_stop. Returns the session id.",
+                          OBJ ("", ""),
+                          { { 0 } } },
+  [MCP_SESSION_EXEC]
+  = { "session_exec",
+      "Run a shell command (sh -c) in a session; returns its execution "
+      "receipt.",
+      OBJ (S_SESSION ",\"command\":{\"type\":\"string\"}," S_TIMEOUT,
+           "\"session\",\"command\""),
+      { { "session", A_STR, true, { 0 } },
+        { "command", A_STR, true, { 0 } },
+        { "timeout", A_NUM, false, { 0 } } } },
+  [MCP_SESSION_READ_FILE]
+  = { "session_read_file",
+      "Read a file of a session (UTF-8 text, or base64 when it is binary).",
+      OBJ (S_SESSION "," S_PATH, "\"session\",\"path\""),
+      { { "session", A_STR, true, { 0 } }, { "path", A_STR, true, { 0 } } } },
+  [MCP_SESSION_WRITE_FILE]
+  = { "session_write_file",
+      "Write a file into a session (created or replaced).",
+      OBJ (
+          S_SESSION
+          "," S_PATH ",\"content\":{\"type\":\"string\"},"
+          "\"encoding\":{\"type\":\"string\",\"enum\":[\"utf-8\",\"base64\"]}",
+          "\"session\",\"path\",\"content\""),
+      { { "session", A_STR, true, { 0 } },
+        { "path", A_STR, true, { 0 } },
+        { "content", A_STR, true, { 0 } },
+        { "encoding", A_ENUM, false, { "utf-8", "base64" } } } },
   [MCP_SESSION_STOP] = { "session_stop",
-    "Stop a session and destroy everything in it.",
-    OBJ (S_SESSION, "\"session\""), { { "session", A_STR, true, { 0 } } } },
+                         "Stop a session and destroy everything in it.",
+                         OBJ (S_SESSION, "\"session\""),
+                         { { "session", A_STR, true, { 0 } } } },
 };
 
 int
@@ -104,9 +140,10 @@ mcp_tools_list (struct mcp_server *s, yajl_gen g)
   for (int i = 0; i < MCP_N_TOOLS; i++)
     {
       /* the constraints where code runs: the file tools need none */
-      bool runs = i == MCP_RUN_CODE || i == MCP_SESSION_START || i == MCP_SESSION_EXEC;
-      _cleanup_free_ char *d = xasprintf ("%s%s%s", tools[i].what, runs ? " " : "",
-                                          runs ? s->describe : "");
+      bool runs = i == MCP_RUN_CODE || i == MCP_SESSION_START
+                  || i == MCP_SESSION_EXEC;
+      _cleanup_free_ char *d = xasprintf (
+          "%s%s%s", tools[i].what, runs ? " " : "", runs ? s->describe : "");
       yajl_gen_map_open (g);
       sr_json_gen_str (g, "name");
       sr_json_gen_str (g, tools[i].name);
@@ -141,14 +178,16 @@ check_arg (const struct arg *a, yajl_val v, sr_error **err)
       for (size_t i = 0; YAJL_IS_STRING (v) && a->choices[i] != NULL; i++)
         if (strcmp (v->u.string, a->choices[i]) == 0)
           return 0;
-      return sr_fail (err, 0, "\"%s\" must be one of %s, %s", a->name, a->choices[0],
-                      a->choices[1]);
+      return sr_fail (err, 0, "\"%s\" must be one of %s, %s", a->name,
+                      a->choices[0], a->choices[1]);
     case A_FILES:
       if (!YAJL_IS_OBJECT (v))
-        return sr_fail (err, 0, "\"files\" must be an object: path -> content");
+        return sr_fail (err, 0,
+                        "\"files\" must be an object: path -> content");
       for (size_t i = 0; i < v->u.object.len; i++)
         if (!YAJL_IS_STRING (v->u.object.values[i]))
-          return sr_fail (err, 0, "\"files\": the content of \"%s\" must be a string",
+          return sr_fail (err, 0,
+                          "\"files\": the content of \"%s\" must be a string",
                           v->u.object.keys[i]);
       return 0;
     }
@@ -166,7 +205,8 @@ check_args (const struct tool *t, yajl_val args, sr_error **err)
       while (a->name != NULL && strcmp (a->name, args->u.object.keys[i]) != 0)
         a++;
       if (a->name == NULL)
-        return sr_fail (err, 0, "%s: unknown argument \"%s\"", t->name, args->u.object.keys[i]);
+        return sr_fail (err, 0, "%s: unknown argument \"%s\"", t->name,
+                        args->u.object.keys[i]);
       if (check_arg (a, args->u.object.values[i], err) < 0)
         return sr_wrap (err, "%s", t->name);
     }
@@ -185,7 +225,8 @@ plain_relative (const char *p)
   for (const char *c = p; *c != '\0';)
     {
       size_t n = strcspn (c, "/");
-      if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+      if (n == 0 || (n == 1 && c[0] == '.')
+          || (n == 2 && c[0] == '.' && c[1] == '.'))
         return false;
       c += n;
       if (*c == '/')
@@ -205,7 +246,10 @@ session_path (const char *p, sr_error **err)
   if ((str_has_prefix (p, "/work/") && plain_relative (p + 6))
       || (str_has_prefix (p, "/tmp/") && plain_relative (p + 5)))
     return xstrdup (p);
-  return sr_fail (err, 0, "\"path\" \"%s\": expected a path under /work or /tmp, without \"..\"", p),
+  return sr_fail (err, 0,
+                  "\"path\" \"%s\": expected a path under /work or /tmp, "
+                  "without \"..\"",
+                  p),
          NULL;
 }
 
@@ -247,7 +291,8 @@ static int
 make_tmpdir (struct mcp_job *j, sr_error **err)
 {
   const char *base = getenv ("TMPDIR");
-  j->tmpdir = xasprintf ("%s/sandrun-mcp-XXXXXX", base != NULL && *base ? base : "/tmp");
+  j->tmpdir = xasprintf ("%s/sandrun-mcp-XXXXXX",
+                         base != NULL && *base ? base : "/tmp");
   if (mkdtemp (j->tmpdir) == NULL)
     {
       int e = errno;
@@ -260,17 +305,20 @@ make_tmpdir (struct mcp_job *j, sr_error **err)
 
 /* Write `len` bytes at dir/rel, making the parent directories. */
 static int
-put_file (const char *dir, const char *rel, const void *buf, size_t len, sr_error **err)
+put_file (const char *dir, const char *rel, const void *buf, size_t len,
+          sr_error **err)
 {
   _cleanup_free_ char *path = xasprintf ("%s/%s", dir, rel);
-  for (char *sl = strchr (path + strlen (dir) + 1, '/'); sl != NULL; sl = strchr (sl + 1, '/'))
+  for (char *sl = strchr (path + strlen (dir) + 1, '/'); sl != NULL;
+       sl = strchr (sl + 1, '/'))
     {
       *sl = '\0';
       if (mkdir (path, 0755) < 0 && errno != EEXIST)
         return sr_fail (err, errno, "create \"%s\"", rel);
       *sl = '/';
     }
-  _cleanup_close_ int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  _cleanup_close_ int fd = open (
+      path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0 || sr_write_all (fd, buf, len) < 0)
     return sr_fail (err, errno, "write \"%s\"", rel);
   return 0;
@@ -287,9 +335,12 @@ prepare_files (struct mcp_job *j, yajl_val files, sr_error **err)
     return sr_fail (err, errno, "create a working directory"), -2;
   for (size_t i = 0; i < files->u.object.len; i++)
     {
-      const char *rel = files->u.object.keys[i], *body = files->u.object.values[i]->u.string;
+      const char *rel = files->u.object.keys[i],
+                 *body = files->u.object.values[i]->u.string;
       if (!plain_relative (rel))
-        return sr_fail (err, 0, "\"files\": \"%s\" is not a relative path without \"..\"", rel);
+        return sr_fail (
+            err, 0, "\"files\": \"%s\" is not a relative path without \"..\"",
+            rel);
       total += strlen (body);
       if (total > MAX_FILE)
         return sr_fail (err, 0, "\"files\": more than %d bytes", MAX_FILE);
@@ -300,22 +351,28 @@ prepare_files (struct mcp_job *j, yajl_val files, sr_error **err)
 }
 
 static int
-prepare_run (struct mcp_server *s, yajl_val args, struct mcp_job *j, char ***argv, sr_error **err)
+prepare_run (struct mcp_server *s, yajl_val args, struct mcp_job *j,
+             char ***argv, sr_error **err)
 {
-  const char *lang = mcp_json_str (args, "language"), *code = mcp_json_str (args, "code");
+  const char *lang = mcp_json_str (args, "language"),
+             *code = mcp_json_str (args, "code");
   const char *session = mcp_json_str (args, "session");
   yajl_val files = mcp_json_get (args, "files");
   bool python = strcmp (lang, "python") == 0;
   _cleanup_free_ char *timeout = timeout_arg (s, args);
 
   if (strlen (code) > MAX_CODE)
-    return sr_fail (err, 0, "run_code: \"code\" is longer than %d bytes", MAX_CODE);
+    return sr_fail (err, 0, "run_code: \"code\" is longer than %d bytes",
+                    MAX_CODE);
   if (python ? !s->policy.has_python : !s->policy.has_shell)
-    return sr_fail (err, 0, "run_code: this sandbox has no %s", python ? "python3" : "sh");
+    return sr_fail (err, 0, "run_code: this sandbox has no %s",
+                    python ? "python3" : "sh");
   if (session != NULL)
     {
       if (files != NULL)
-        return sr_fail (err, 0, "run_code: \"files\" with a session: use session_write_file");
+        return sr_fail (
+            err, 0,
+            "run_code: \"files\" with a session: use session_write_file");
       *argv = base_argv (s, "exec");
       strv_append (argv, session);
       strv_append (argv, "--timeout");
@@ -357,8 +414,8 @@ prepare_run (struct mcp_server *s, yajl_val args, struct mcp_job *j, char ***arg
 }
 
 static int
-prepare_session (struct mcp_server *s, int tool, yajl_val args, struct mcp_job *j,
-                 char ***argv, sr_error **err)
+prepare_session (struct mcp_server *s, int tool, yajl_val args,
+                 struct mcp_job *j, char ***argv, sr_error **err)
 {
   const char *session = mcp_json_str (args, "session");
   _cleanup_free_ char *timeout = timeout_arg (s, args);
@@ -366,7 +423,8 @@ prepare_session (struct mcp_server *s, int tool, yajl_val args, struct mcp_job *
   switch (tool)
     {
     case MCP_SESSION_START:
-      j->session = xasprintf ("mcp-%ld-%lu", (long) getpid (), ++s->next_session);
+      j->session
+          = xasprintf ("mcp-%ld-%lu", (long) getpid (), ++s->next_session);
       *argv = base_argv (s, "start");
       strv_append (argv, "--name");
       strv_append (argv, j->session);
@@ -406,7 +464,9 @@ prepare_session (struct mcp_server *s, int tool, yajl_val args, struct mcp_job *
       && (bytes = mcp_base64_decode (content, &len)) == NULL)
     return sr_fail (err, 0, "session_write_file: \"content\" is not base64");
   if (len > MAX_FILE)
-    return sr_fail (err, 0, "session_write_file: \"content\" is larger than %d bytes", MAX_FILE);
+    return sr_fail (err, 0,
+                    "session_write_file: \"content\" is larger than %d bytes",
+                    MAX_FILE);
   if (make_tmpdir (j, err) < 0)
     return -2;
   j->host_file = xasprintf ("%s/file", j->tmpdir);
@@ -418,7 +478,9 @@ prepare_session (struct mcp_server *s, int tool, yajl_val args, struct mcp_job *
       strv_append (argv, j->host_file);
       return 0;
     }
-  if (put_file (j->tmpdir, "file", bytes != NULL ? (void *) bytes : (void *) content, len, err) < 0)
+  if (put_file (j->tmpdir, "file",
+                bytes != NULL ? (void *) bytes : (void *) content, len, err)
+      < 0)
     return -2;
   strv_append (argv, session);
   strv_append (argv, j->host_file);
@@ -427,15 +489,16 @@ prepare_session (struct mcp_server *s, int tool, yajl_val args, struct mcp_job *
 }
 
 int
-mcp_tool_prepare (struct mcp_server *s, int tool, yajl_val args, struct mcp_job *j,
-                  char ***argv, sr_error **err)
+mcp_tool_prepare (struct mcp_server *s, int tool, yajl_val args,
+                  struct mcp_job *j, char ***argv, sr_error **err)
 {
   const char *session = mcp_json_str (args, "session");
 
   if (check_args (&tools[tool], args, err) < 0)
     return -1;
   if (session != NULL && !mcp_session_known (s, session))
-    return sr_fail (err, 0, "%s: no session \"%s\" (start one with session_start)",
+    return sr_fail (err, 0,
+                    "%s: no session \"%s\" (start one with session_start)",
                     tools[tool].name, session);
   if (session != NULL)
     j->session = xstrdup (session);
