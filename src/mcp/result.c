@@ -243,17 +243,40 @@ emit_doc (struct mcp_server *s, yajl_gen g, const char *text, yajl_gen doc)
   yajl_tree_free (v);
 }
 
+/* The copy `sandbox cp` made: a regular file, never a link out of the
+ * private directory, nor a fifo that would block the server. */
+static char *
+read_copy (const char *path, size_t *len, const char **why)
+{
+  struct stat st;
+  _cleanup_close_ int fd
+      = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) < 0)
+    return *why = strerror (errno), NULL;
+  if (!S_ISREG (st.st_mode))
+    return *why = "not a regular file", NULL;
+  if (st.st_size > MAX_READ)
+    return *why = "larger than 8 MiB", NULL;
+  char *buf = xmalloc ((size_t) st.st_size + 1);
+  ssize_t n = sr_read_all (fd, buf, (size_t) st.st_size);
+  if (n < 0)
+    return free (buf), *why = strerror (errno), NULL;
+  buf[n] = '\0';
+  *len = (size_t) n;
+  return buf;
+}
+
 static bool
 emit_read (struct mcp_server *s, struct mcp_job *j, yajl_gen g)
 {
-  _cleanup_free_ char *buf = NULL;
   size_t len = 0;
-  _cleanup_error_ sr_error *err = NULL;
-  if (sr_read_file_at (AT_FDCWD, j->host_file, MAX_READ, &buf, &len, &err) < 0)
+  const char *why = NULL;
+  _cleanup_free_ char *buf = read_copy (j->host_file, &len, &why);
+  if (buf == NULL)
     {
       free (j->err.data);
       j->err = (struct mcp_buf){ 0 };
-      j->err.data = xasprintf ("session_read_file %s: %s", j->path, err->msg);
+      j->err.data = xasprintf ("session_read_file %s: %s", j->path, why);
       return false;
     }
   bool text = mcp_utf8_valid (buf, len);

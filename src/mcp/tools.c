@@ -4,6 +4,7 @@
  * server's options come first and the timeout is capped. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,26 @@ append_strv (char ***v, char **more)
     strv_append (v, more[i]);
 }
 
+/* Append each string up to a NULL. */
+static void __attribute__ ((sentinel)) add (char ***v, ...)
+{
+  va_list ap;
+  va_start (ap, v);
+  for (const char *a = va_arg (ap, const char *); a != NULL;
+       a = va_arg (ap, const char *))
+    strv_append (v, a);
+  va_end (ap);
+}
+
+/* `sandbox exec S --timeout T --receipt -`, the rest to add. */
+static char **
+exec_argv (struct mcp_server *s, const char *session, const char *timeout)
+{
+  char **v = base_argv (s, "exec");
+  add (&v, session, "--timeout", timeout, "--receipt", "-", NULL);
+  return v;
+}
+
 /* The private directory of a call, for files on their way in or out. */
 static int
 make_tmpdir (struct mcp_job *j, sr_error **err)
@@ -354,62 +375,84 @@ static int
 prepare_run (struct mcp_server *s, yajl_val args, struct mcp_job *j,
              char ***argv, sr_error **err)
 {
-  const char *lang = mcp_json_str (args, "language"),
-             *code = mcp_json_str (args, "code");
+  const char *lang = mcp_json_str (args, "language");
+  const char *code = mcp_json_str (args, "code");
   const char *session = mcp_json_str (args, "session");
   yajl_val files = mcp_json_get (args, "files");
   bool python = strcmp (lang, "python") == 0;
+  const char *interp = python ? "python3" : "sh";
   _cleanup_free_ char *timeout = timeout_arg (s, args);
 
   if (strlen (code) > MAX_CODE)
     return sr_fail (err, 0, "run_code: \"code\" is longer than %d bytes",
                     MAX_CODE);
   if (python ? !s->policy.has_python : !s->policy.has_shell)
-    return sr_fail (err, 0, "run_code: this sandbox has no %s",
-                    python ? "python3" : "sh");
+    return sr_fail (err, 0, "run_code: this sandbox has no %s", interp);
+  if (session != NULL && files != NULL)
+    return sr_fail (err, 0,
+                    "run_code: \"files\" with a session: use "
+                    "session_write_file");
   if (session != NULL)
     {
-      if (files != NULL)
-        return sr_fail (
-            err, 0,
-            "run_code: \"files\" with a session: use session_write_file");
-      *argv = base_argv (s, "exec");
-      strv_append (argv, session);
-      strv_append (argv, "--timeout");
-      strv_append (argv, timeout);
-      strv_append (argv, "--receipt");
-      strv_append (argv, "-");
-      strv_append (argv, python ? "--code" : "--");
-      if (!python)
-        {
-          strv_append (argv, "sh");
-          strv_append (argv, "-c");
-        }
-      strv_append (argv, code);
+      /* python runs in the session's interpreter, its state kept */
+      *argv = exec_argv (s, session, timeout);
+      if (python)
+        add (argv, "--code", code, NULL);
+      else
+        add (argv, "--", "sh", "-c", code, NULL);
       return 0;
     }
-  if (files != NULL)
-    {
-      int r = prepare_files (j, files, err);
-      if (r < 0)
-        return r;
-    }
+  int r = files != NULL ? prepare_files (j, files, err) : 0;
+  if (r < 0)
+    return r;
   *argv = base_argv (s, NULL);
   append_strv (argv, s->policy.sandbox_opts);
-  strv_append (argv, "--timeout");
-  strv_append (argv, timeout);
-  strv_append (argv, "--receipt");
-  strv_append (argv, "-");
+  add (argv, "--timeout", timeout, "--receipt", "-", NULL);
   if (j->tmpdir != NULL)
     {
       _cleanup_free_ char *work = xasprintf ("%s/work", j->tmpdir);
-      strv_append (argv, "--workdir");
-      strv_append (argv, work);
+      add (argv, "--workdir", work, NULL);
     }
-  strv_append (argv, "--");
-  strv_append (argv, python ? "python3" : "sh");
-  strv_append (argv, "-c");
-  strv_append (argv, code);
+  add (argv, "--", interp, "-c", code, NULL);
+  return 0;
+}
+
+/* session_read_file, session_write_file: a copy through a private
+ * directory, with `sandbox cp`. */
+static int
+prepare_copy (struct mcp_server *s, int tool, yajl_val args, struct mcp_job *j,
+              char ***argv, sr_error **err)
+{
+  const char *session = mcp_json_str (args, "session");
+  const char *content = mcp_json_str (args, "content");
+  const char *enc = mcp_json_str (args, "encoding");
+  _cleanup_free_ unsigned char *bytes = NULL;
+  size_t len = content != NULL ? strlen (content) : 0;
+
+  if ((j->path = session_path (mcp_json_str (args, "path"), err)) == NULL)
+    return -1;
+  if (content != NULL && str_eq (enc, "base64")
+      && (bytes = mcp_base64_decode (content, &len)) == NULL)
+    return sr_fail (err, 0, "session_write_file: \"content\" is not base64");
+  if (len > MAX_FILE)
+    return sr_fail (err, 0,
+                    "session_write_file: \"content\" is larger "
+                    "than %d bytes",
+                    MAX_FILE);
+  if (make_tmpdir (j, err) < 0)
+    return -2;
+  j->host_file = xasprintf ("%s/file", j->tmpdir);
+  *argv = base_argv (s, "cp");
+  if (tool == MCP_SESSION_READ_FILE)
+    {
+      _cleanup_free_ char *from = xasprintf ("%s:%s", session, j->path);
+      add (argv, from, j->host_file, NULL);
+      return 0;
+    }
+  const void *body = bytes != NULL ? (const void *) bytes : content;
+  if (put_file (j->tmpdir, "file", body, len, err) < 0)
+    return -2;
+  add (argv, session, j->host_file, j->path, NULL);
   return 0;
 }
 
@@ -426,66 +469,23 @@ prepare_session (struct mcp_server *s, int tool, yajl_val args,
       j->session
           = xasprintf ("mcp-%ld-%lu", (long) getpid (), ++s->next_session);
       *argv = base_argv (s, "start");
-      strv_append (argv, "--name");
-      strv_append (argv, j->session);
+      add (argv, "--name", j->session, NULL);
       append_strv (argv, s->policy.sandbox_opts);
       append_strv (argv, s->policy.session_opts);
       if (s->policy.has_python)
-        {
-          strv_append (argv, "--kernel");
-          strv_append (argv, "python");
-        }
+        add (argv, "--kernel", "python", NULL);
       return 0;
     case MCP_SESSION_EXEC:
-      *argv = base_argv (s, "exec");
-      strv_append (argv, session);
-      strv_append (argv, "--timeout");
-      strv_append (argv, timeout);
-      strv_append (argv, "--receipt");
-      strv_append (argv, "-");
-      strv_append (argv, "--");
-      strv_append (argv, "sh");
-      strv_append (argv, "-c");
-      strv_append (argv, mcp_json_str (args, "command"));
+      *argv = exec_argv (s, session, timeout);
+      add (argv, "--", "sh", "-c", mcp_json_str (args, "command"), NULL);
       return 0;
     case MCP_SESSION_STOP:
       *argv = base_argv (s, "stop");
-      strv_append (argv, session);
+      add (argv, session, NULL);
       return 0;
+    default:
+      return prepare_copy (s, tool, args, j, argv, err);
     }
-  /* read and write: a copy through a private directory */
-  if ((j->path = session_path (mcp_json_str (args, "path"), err)) == NULL)
-    return -1;
-  const char *content = mcp_json_str (args, "content");
-  const char *enc = mcp_json_str (args, "encoding");
-  _cleanup_free_ unsigned char *bytes = NULL;
-  size_t len = content != NULL ? strlen (content) : 0;
-  if (content != NULL && enc != NULL && strcmp (enc, "base64") == 0
-      && (bytes = mcp_base64_decode (content, &len)) == NULL)
-    return sr_fail (err, 0, "session_write_file: \"content\" is not base64");
-  if (len > MAX_FILE)
-    return sr_fail (err, 0,
-                    "session_write_file: \"content\" is larger than %d bytes",
-                    MAX_FILE);
-  if (make_tmpdir (j, err) < 0)
-    return -2;
-  j->host_file = xasprintf ("%s/file", j->tmpdir);
-  _cleanup_free_ char *from = xasprintf ("%s:%s", session, j->path);
-  *argv = base_argv (s, "cp");
-  if (tool == MCP_SESSION_READ_FILE)
-    {
-      strv_append (argv, from);
-      strv_append (argv, j->host_file);
-      return 0;
-    }
-  if (put_file (j->tmpdir, "file",
-                bytes != NULL ? (void *) bytes : (void *) content, len, err)
-      < 0)
-    return -2;
-  strv_append (argv, session);
-  strv_append (argv, j->host_file);
-  strv_append (argv, j->path);
-  return 0;
 }
 
 int
