@@ -8,7 +8,8 @@
 #include "sandrun/stats.h"
 
 void
-sb_stats_collect (const struct sr_globals *g, const char *id, struct sb_usage *u)
+sb_stats_collect (const struct sr_globals *g, const char *id,
+                  struct sb_usage *u)
 {
   struct sr_stats st;
   sr_error *err = NULL;
@@ -31,7 +32,8 @@ sb_stats_collect (const struct sr_globals *g, const char *id, struct sb_usage *u
 }
 #else
 void
-sb_stats_collect (const struct sr_globals *g, const char *id, struct sb_usage *u)
+sb_stats_collect (const struct sr_globals *g, const char *id,
+                  struct sb_usage *u)
 {
   (void) g, (void) id, (void) u;
 }
