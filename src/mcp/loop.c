@@ -110,6 +110,9 @@ read_input (struct mcp_server *s, struct input *in)
     return;
   if (n <= 0)
     {
+      /* a last message without its newline still counts */
+      if (in->len > 0 && !in->skipping)
+        mcp_handle_line (s, in->buf, in->len);
       in->eof = true;
       return;
     }
@@ -170,7 +173,7 @@ add (struct pollfd *p, int *n, int fd)
 static bool
 round_ (struct mcp_server *s, struct input *in, int sfd)
 {
-  struct pollfd p[2 + 3 * 8 + 3];
+  struct pollfd p[2 + 3 * MCP_MAX_JOBS];
   int n = 0;
   if (!in->eof)
     add (p, &n, 0);

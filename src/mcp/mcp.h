@@ -115,6 +115,7 @@ void mcp_result_emit (struct mcp_server *s, struct mcp_job *j, yajl_gen g);
 const char *mcp_output_schema (int tool);
 
 /* ---- server.c ---- */
+#define MCP_MAX_JOBS 8 /* executions at once */
 struct mcp_server
 {
   struct mcp_policy policy;

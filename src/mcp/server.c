@@ -16,7 +16,6 @@
 #include "sandrun/util.h"
 
 #define MAX_DEPTH 64
-#define MAX_JOBS 8
 #define MAX_LINE (32 * 1024 * 1024)
 #define STOP_GRACE_MS 10000
 
@@ -191,10 +190,10 @@ call_tool (struct mcp_server *s, const char *id, bool id_is_str,
   j->out.max = 64 * 1024 * 1024;
   j->err.max = 64 * 1024;
   int r = mcp_tool_prepare (s, tool, args, j, &argv, &err);
-  if (r == 0 && s->n_jobs >= MAX_JOBS)
+  if (r == 0 && s->n_jobs >= MCP_MAX_JOBS)
     r = (sr_fail (&err, 0,
                   "%d executions are running already: wait for one to end",
-                  MAX_JOBS),
+                  MCP_MAX_JOBS),
          -2);
   if (r == 0 && s->no_spawn)
     r = (sr_fail (&err, 0, "this server runs no executions"), -2);

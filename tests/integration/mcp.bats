@@ -119,7 +119,7 @@ assert_nothing_left() {
 		echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}'
 		echo '{"jsonrpc":"2.0","method":"notifications/whatever"}'
 		echo '{"jsonrpc":"2.0","id":7,"result":{}}'
-		echo '{"jsonrpc":"2.0","id":"last","method":"ping"}'
+		printf '%s' '{"jsonrpc":"2.0","id":"last","method":"ping"}' # EOF ends it, not a newline
 	)
 	assert_success
 	local -a want=(
