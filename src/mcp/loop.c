@@ -37,21 +37,7 @@ finish_job (struct mcp_server *s, struct mcp_job *j)
       }
   s->n_jobs--;
   if (!j->cancelled) /* a cancelled request gets no response */
-    {
-      yajl_gen g = sr_json_gen_new (false);
-      yajl_gen_map_open (g);
-      sr_json_gen_str (g, "jsonrpc");
-      sr_json_gen_str (g, "2.0");
-      sr_json_gen_str (g, "id");
-      if (j->req_id_is_str)
-        sr_json_gen_str (g, j->req_id);
-      else
-        yajl_gen_number (g, j->req_id, strlen (j->req_id));
-      sr_json_gen_str (g, "result");
-      mcp_result_emit (s, j, g);
-      yajl_gen_map_close (g);
-      mcp_send (s, g);
-    }
+    mcp_send_result (s, j);
   mcp_job_free (j);
 }
 
@@ -75,23 +61,8 @@ take_lines (struct mcp_server *s, struct input *in)
   if (in->len > MAX_LINE)
     {
       if (!in->skipping)
-        {
-          yajl_gen g = sr_json_gen_new (false);
-          yajl_gen_map_open (g);
-          sr_json_gen_str (g, "jsonrpc");
-          sr_json_gen_str (g, "2.0");
-          sr_json_gen_str (g, "id");
-          yajl_gen_null (g);
-          sr_json_gen_str (g, "error");
-          yajl_gen_map_open (g);
-          sr_json_gen_str (g, "code");
-          yajl_gen_integer (g, -32700);
-          sr_json_gen_str (g, "message");
-          sr_json_gen_str (g, "the message is larger than 32 MiB");
-          yajl_gen_map_close (g);
-          yajl_gen_map_close (g);
-          mcp_send (s, g);
-        }
+        mcp_send_error (s, NULL, false, -32700,
+                        "the message is larger than 32 MiB");
       in->skipping = true;
       in->len = 0;
     }

@@ -136,8 +136,12 @@ void mcp_server_init (struct mcp_server *s, int out_fd);
 void mcp_server_free (struct mcp_server *s);
 /* Handle one line of input (one JSON-RPC message). */
 void mcp_handle_line (struct mcp_server *s, const char *line, size_t len);
-/* Send a message (one line). */
+/* Send a message (one line); an error response (id NULL: null); the
+ * response to a job's request. */
 void mcp_send (struct mcp_server *s, yajl_gen g);
+void mcp_send_error (struct mcp_server *s, const char *id, bool id_is_str,
+                     int code, const char *msg);
+void mcp_send_result (struct mcp_server *s, struct mcp_job *j);
 void mcp_session_add (struct mcp_server *s, const char *name);
 void mcp_session_remove (struct mcp_server *s, const char *name);
 bool mcp_session_known (struct mcp_server *s, const char *name);

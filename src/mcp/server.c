@@ -3,12 +3,10 @@
  * never a crash; executions run as child processes (job.c) while the loop
  * keeps answering, so pings and cancellations are served during a run. */
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "mcp.h"
@@ -16,8 +14,6 @@
 #include "sandrun/util.h"
 
 #define MAX_DEPTH 64
-#define MAX_LINE (32 * 1024 * 1024)
-#define STOP_GRACE_MS 10000
 
 enum
 {
@@ -78,9 +74,9 @@ response (const char *id, bool id_is_str)
   return g;
 }
 
-static void
-send_error (struct mcp_server *s, const char *id, bool id_is_str, int code,
-            const char *msg)
+void
+mcp_send_error (struct mcp_server *s, const char *id, bool id_is_str, int code,
+                const char *msg)
 {
   yajl_gen g = response (id, id_is_str);
   sr_json_gen_str (g, "error");
@@ -90,6 +86,16 @@ send_error (struct mcp_server *s, const char *id, bool id_is_str, int code,
   sr_json_gen_str (g, "message");
   sr_json_gen_str (g, msg);
   yajl_gen_map_close (g);
+  yajl_gen_map_close (g);
+  mcp_send (s, g);
+}
+
+void
+mcp_send_result (struct mcp_server *s, struct mcp_job *j)
+{
+  yajl_gen g = response (j->req_id, j->req_id_is_str);
+  sr_json_gen_str (g, "result");
+  mcp_result_emit (s, j, g);
   yajl_gen_map_close (g);
   mcp_send (s, g);
 }
@@ -172,13 +178,13 @@ call_tool (struct mcp_server *s, const char *id, bool id_is_str,
   int tool = mcp_tool_find (name);
 
   if (name == NULL)
-    return send_error (s, id, id_is_str, INVALID_PARAMS,
-                       "tools/call: missing \"name\"");
+    return mcp_send_error (s, id, id_is_str, INVALID_PARAMS,
+                           "tools/call: missing \"name\"");
   if (tool < 0)
     {
       _cleanup_free_ char *m
           = xasprintf ("tools/call: unknown tool \"%s\"", name);
-      return send_error (s, id, id_is_str, INVALID_PARAMS, m);
+      return mcp_send_error (s, id, id_is_str, INVALID_PARAMS, m);
     }
   struct mcp_job *j = xcalloc (1, sizeof *j);
   *j = (struct mcp_job){ .tool = tool,
@@ -200,18 +206,14 @@ call_tool (struct mcp_server *s, const char *id, bool id_is_str,
   if (r == 0 && mcp_job_spawn (j, s->runtime, argv, &err) < 0)
     r = -2;
   if (r == -1)
-    send_error (s, id, id_is_str, INVALID_PARAMS, err->msg);
+    mcp_send_error (s, id, id_is_str, INVALID_PARAMS, err->msg);
   if (r < 0)
     {
       if (r == -2)
         {
           j->status = 125;
           j->err.data = xstrdup (err->msg);
-          yajl_gen g = response (id, id_is_str);
-          sr_json_gen_str (g, "result");
-          mcp_result_emit (s, j, g);
-          yajl_gen_map_close (g);
-          mcp_send (s, g);
+          mcp_send_result (s, j);
         }
       mcp_job_free (j);
       return;
@@ -242,13 +244,13 @@ request (struct mcp_server *s, const char *method, const char *id,
          bool id_is_str, yajl_val params)
 {
   if (params != NULL && !YAJL_IS_OBJECT (params) && !YAJL_IS_ARRAY (params))
-    return send_error (s, id, id_is_str, INVALID_REQUEST,
-                       "\"params\" must be an object");
+    return mcp_send_error (s, id, id_is_str, INVALID_REQUEST,
+                           "\"params\" must be an object");
   if (strcmp (method, "tools/call") == 0)
     {
       if (!YAJL_IS_OBJECT (params))
-        return send_error (s, id, id_is_str, INVALID_PARAMS,
-                           "tools/call: \"params\" must be an object");
+        return mcp_send_error (s, id, id_is_str, INVALID_PARAMS,
+                               "tools/call: \"params\" must be an object");
       return call_tool (s, id, id_is_str, params);
     }
   yajl_gen g = response (id, id_is_str);
@@ -262,7 +264,7 @@ request (struct mcp_server *s, const char *method, const char *id,
     {
       yajl_gen_free (g);
       _cleanup_free_ char *m = xasprintf ("unknown method \"%s\"", method);
-      return send_error (s, id, id_is_str, METHOD_NOT_FOUND, m);
+      return mcp_send_error (s, id, id_is_str, METHOD_NOT_FOUND, m);
     }
   yajl_gen_map_close (g);
   yajl_gen_map_close (g);
@@ -273,25 +275,25 @@ static void
 message (struct mcp_server *s, yajl_val m)
 {
   if (YAJL_IS_ARRAY (m))
-    return send_error (s, NULL, false, INVALID_REQUEST,
-                       "batches are not supported");
+    return mcp_send_error (s, NULL, false, INVALID_REQUEST,
+                           "batches are not supported");
   if (!YAJL_IS_OBJECT (m) || !str_eq (mcp_json_str (m, "jsonrpc"), "2.0"))
-    return send_error (s, NULL, false, INVALID_REQUEST,
-                       "expected a JSON-RPC 2.0 object");
+    return mcp_send_error (s, NULL, false, INVALID_REQUEST,
+                           "expected a JSON-RPC 2.0 object");
   yajl_val id = mcp_json_get (m, "id");
   const char *method = mcp_json_str (m, "method");
   bool has_id = id != NULL;
   if (has_id && !YAJL_IS_STRING (id) && !YAJL_IS_INTEGER (id))
-    return send_error (s, NULL, false, INVALID_REQUEST,
-                       "\"id\" must be a string or an integer");
+    return mcp_send_error (s, NULL, false, INVALID_REQUEST,
+                           "\"id\" must be a string or an integer");
   if (method == NULL)
     {
       /* a response to us (we send no requests) is ignored */
       if (mcp_json_get (m, "method") != NULL
           || (mcp_json_get (m, "result") == NULL
               && mcp_json_get (m, "error") == NULL))
-        send_error (s, NULL, false, INVALID_REQUEST,
-                    "\"method\" must be a string");
+        mcp_send_error (s, NULL, false, INVALID_REQUEST,
+                        "\"method\" must be a string");
       return;
     }
   yajl_val params = mcp_json_get (m, "params");
@@ -316,11 +318,11 @@ mcp_handle_line (struct mcp_server *s, const char *line, size_t len)
   if (i >= len)
     return;
   if (memchr (line, '\0', len) != NULL)
-    return send_error (s, NULL, false, PARSE_ERROR,
-                       "a NUL byte in the message");
+    return mcp_send_error (s, NULL, false, PARSE_ERROR,
+                           "a NUL byte in the message");
   if (mcp_json_depth (line, len) > MAX_DEPTH)
-    return send_error (s, NULL, false, PARSE_ERROR,
-                       "the message is nested too deeply");
+    return mcp_send_error (s, NULL, false, PARSE_ERROR,
+                           "the message is nested too deeply");
   _cleanup_free_ char *text = xstrndup (line, len);
   char why[256] = "";
   yajl_val m = yajl_tree_parse (text, why, sizeof why);
@@ -329,7 +331,7 @@ mcp_handle_line (struct mcp_server *s, const char *line, size_t len)
       why[strcspn (why, "\n")] = '\0';
       _cleanup_free_ char *msg
           = xasprintf ("parse error: %s", *why ? why : "invalid JSON");
-      return send_error (s, NULL, false, PARSE_ERROR, msg);
+      return mcp_send_error (s, NULL, false, PARSE_ERROR, msg);
     }
   message (s, m);
   yajl_tree_free (m);
