@@ -165,7 +165,7 @@ if wants asan; then
 		export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=87
 		unit_tests "$work/build-asan" "asan-"
 		RUNTIME=$work/build-asan/sandrun run_tap asan-integration timeout 1800 bats --tap \
-			$(ls tests/integration/{lifecycle,errors,badinput,attacks}.bats 2>/dev/null)
+			$(ls tests/integration/{lifecycle,errors,badinput,attacks,mcp}.bats 2>/dev/null)
 	else
 		echo "asan: build failed (see $work/build-asan.log)" >>"$logs/failures.txt"
 		failed=$((failed + 1))

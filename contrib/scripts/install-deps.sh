@@ -10,9 +10,12 @@ runtime=(busybox-static)
 tests=(bats jq iproute2 procps util-linux clang libclang-rt-14-dev podman
 	dbus-daemon # dbus-daemon: the fake systemd's bus (cgroups_systemd.bats)
 	clang-format # CI's format section
-	curl openssl python3) # the egress tests' clients and servers
+	curl openssl python3 # the egress tests' clients and servers
+	nodejs python3-pytest) # the MCP SDK client (mcp.bats), contrib/python's tests
 want=("${build[@]}" "${runtime[@]}")
 [[ ${1:-} == --tests ]] && want+=("${tests[@]}")
+# npm: Debian's, unless the nodejs installed bundles one (nodesource's does)
+[[ ${1:-} == --tests ]] && ! command -v npm >/dev/null && want+=(npm)
 
 missing=()
 for p in "${want[@]}"; do

@@ -166,6 +166,27 @@ static const struct help_opt sandbox_opts[] = {
   END,
 };
 
+/* mcp takes the sandbox's policy options: every one of `sandbox --help`
+ * but those the server sets per call (--workdir, --collect, --receipt,
+ * --stdin); the main ones are listed here. */
+static const struct help_opt mcp_opts[] = {
+  { "--timeout", "DURATION", "default and cap of every execution (10s)" },
+  { "--memory", "SIZE", "memory of every sandbox and session" },
+  { "--pids", "N", "processes of every sandbox and session" },
+  { "--cpus", "N", "CPU bandwidth" },
+  { "--disk", "SIZE", "writes to /work" },
+  { "--output-limit", "SIZE", "output per stream" },
+  { "--rootfs", "DIR", "the root filesystem (default: the host's /usr)" },
+  { "--ro-bind", "SRC:DST", "a read-only input (repeatable)" },
+  { "--env", "K=V", "an environment variable (repeatable)" },
+  { "--allow-host", "PATTERN", "egress to this host (repeatable)" },
+  { "--audit-log", "FILE", "append one JSON line per execution" },
+  { "--idle-timeout", "DURATION", "of the sessions it starts" },
+  { "--max-lifetime", "DURATION", "of the sessions it starts" },
+  { "--runtime", "PATH", "the sandrun that runs executions (default: this one)" },
+  END,
+};
+
 static const struct help_opt no_opts[] = { END };
 
 static const struct help_cmd commands[] = {
@@ -203,6 +224,10 @@ static const struct help_cmd commands[] = {
     "run untrusted code in an ephemeral locked-down container and write its "
     "receipt (exit status: the command's, 128+N for signal N, 125 when "
     "sandrun could not run it)", sandbox_opts, NULL },
+  { "mcp", cmd_mcp, "",
+    "serve the Model Context Protocol on stdio: tools that run code in sandboxes",
+    mcp_opts,
+    NULL },
   { "help", cmd_help, "[COMMAND]", "print the help of sandrun or of a command",
     no_opts, NULL },
 };
