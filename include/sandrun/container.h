@@ -44,6 +44,27 @@ struct sr_create_opts
   bool start_now;
   bool detach;
   bool keep; /* run: keep the stopped container instead of deleting it */
+
+  /* For a caller that builds the container itself and stays alive (the
+   * sandbox supervisor), rather than a CLI command: */
+  /* The config to use instead of BUNDLE/config.json; it is written with
+   * oci_config_to_json and parsed back, so it is checked (and saved in the
+   * state directory) exactly like a config.json.  The caller keeps it. */
+  const oci_config *config;
+  /* The root filesystem (absolute), instead of root.path resolved against
+   * the bundle; root may then be absent from the config (root.readonly
+   * still applies when present). */
+  const char *rootfs;
+  /* When set_stdio, the process's stdin, stdout and stderr are these fds
+   * (duplicated into place by the init; the caller keeps and closes its
+   * copies).  Not with process.terminal, which brings its own. */
+  int stdio[3];
+  bool set_stdio;
+  /* Out, when non-NULL: the init's pid and a pidfd for it (O_CLOEXEC, the
+   * caller's to close).  The init is the caller's child: the caller reaps
+   * it, e.g. with sr_wait_pidfd. */
+  pid_t *init_pid;
+  int *init_pidfd;
 };
 
 /* A loaded container: its record, config and derived status. */
@@ -66,7 +87,10 @@ const oci_config *sr_container_config (sr_container *c, sr_error **err);
 char *sr_container_state_json (sr_container *c);
 
 /* `create` and `run`: returns 0, or for run in the foreground the exit
- * status of the container (128+N when killed by signal N) in *exit_status. */
+ * status of the container (128+N when killed by signal N) in *exit_status.
+ * It neither exits nor daemonises the caller and keeps no state between
+ * calls, so a long-lived process may create many containers; a failure
+ * leaves nothing behind (process, cgroup, state directory). */
 int sr_container_create (const struct sr_globals *g, const char *id,
                          const struct sr_create_opts *opts, int *exit_status,
                          sr_error **err);

@@ -33,6 +33,7 @@ struct sr_spawn_ctx
   int listen_fds;     /* LISTEN_FDS passed through (part of preserve_fds) */
   bool no_pivot;
   bool no_new_keyring;
+  const int *stdio; /* the process's fds 0-2; NULL: the runtime's own */
   /* The runtime's own fds (the locked state directory, the store): the init
    * closes them first, or a waiting init would hold the container's lock. */
   int runtime_fds[2];

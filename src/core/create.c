@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -110,22 +111,60 @@ absolute_path (const char *path, const char *what, sr_error **err)
   return abs;
 }
 
-/* config.json from the bundle, and the checks that need no resources. */
+/* The text of the config: BUNDLE/config.json, or the caller's config
+ * written out, so that both are checked and saved the same way. */
 static int
-load_bundle (struct create_txn *t, sr_error **err)
+load_config_text (struct create_txn *t, sr_error **err)
 {
-  const char *bundle = t->opts->bundle != NULL ? t->opts->bundle : ".";
-  _cleanup_close_ int dirfd = -1;
-
-  t->bundle = absolute_path (bundle, "bundle", err);
-  if (t->bundle == NULL)
-    return -1;
-  dirfd = open (t->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (t->opts->config != NULL)
+    {
+      t->config_data = oci_config_to_json (t->opts->config);
+      if (t->config_data == NULL)
+        return sr_fail (err, errno, "config: a string is not valid UTF-8");
+      t->config_len = strlen (t->config_data);
+      return 0;
+    }
+  _cleanup_close_ int dirfd = open (t->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (dirfd < 0)
     return sr_fail (err, errno, "bundle \"%s\"", t->bundle);
   if (sr_read_file_at (dirfd, CONFIG_FILE, OCI_MAX_DOCUMENT_SIZE, &t->config_data,
                        &t->config_len, err) < 0)
     return sr_wrap (err, "load config");
+  return 0;
+}
+
+/* The root filesystem: the caller's, or root.path against the bundle. */
+static int
+resolve_rootfs (struct create_txn *t, sr_error **err)
+{
+  const char *given = t->opts->rootfs;
+  if (given != NULL && given[0] != '/')
+    return sr_fail (err, EINVAL, "rootfs \"%s\": must be an absolute path", given);
+  if (given == NULL && (t->cfg->root == NULL || t->cfg->root->path == NULL))
+    return sr_fail (err, EINVAL, "config.json: root.path: required");
+  const char *path = given != NULL ? given : t->cfg->root->path;
+  _cleanup_free_ char *root = path[0] == '/' ? xstrdup (path)
+                                             : xasprintf ("%s/%s", t->bundle, path);
+  t->rootfs = absolute_path (root, "rootfs", err);
+  if (t->rootfs == NULL)
+    return -1;
+  struct stat st;
+  if (stat (t->rootfs, &st) < 0 || !S_ISDIR (st.st_mode))
+    return sr_fail (err, ENOTDIR, "rootfs \"%s\"", t->rootfs);
+  return 0;
+}
+
+/* config.json from the bundle, and the checks that need no resources. */
+static int
+load_bundle (struct create_txn *t, sr_error **err)
+{
+  const char *bundle = t->opts->bundle != NULL ? t->opts->bundle : ".";
+
+  t->bundle = absolute_path (bundle, "bundle", err);
+  if (t->bundle == NULL)
+    return -1;
+  if (load_config_text (t, err) < 0)
+    return -1;
   t->cfg = oci_config_parse_data (t->config_data, t->config_len, err);
   if (t->cfg == NULL)
     return sr_wrap (err, "config.json");
@@ -133,8 +172,6 @@ load_bundle (struct create_txn *t, sr_error **err)
   const oci_config *cfg = t->cfg;
   if (cfg->process == NULL)
     return sr_fail (err, EINVAL, "config.json: process: required");
-  if (cfg->root == NULL || cfg->root->path == NULL)
-    return sr_fail (err, EINVAL, "config.json: root.path: required");
   if (cfg->process->args == NULL || cfg->process->args[0] == NULL)
     return sr_fail (err, EINVAL, "config.json: process.args: must not be empty");
   /* Without a console socket, a foreground `run` is the terminal's other
@@ -144,17 +181,9 @@ load_bundle (struct create_txn *t, sr_error **err)
     return sr_fail (err, EINVAL, "process.terminal needs --console-socket");
   if (!cfg->process->terminal && t->opts->console_socket != NULL)
     return sr_fail (err, EINVAL, "--console-socket needs process.terminal to be true");
-
-  _cleanup_free_ char *root = cfg->root->path[0] == '/'
-                                  ? xstrdup (cfg->root->path)
-                                  : xasprintf ("%s/%s", t->bundle, cfg->root->path);
-  t->rootfs = absolute_path (root, "rootfs", err);
-  if (t->rootfs == NULL)
-    return -1;
-  struct stat st;
-  if (stat (t->rootfs, &st) < 0 || !S_ISDIR (st.st_mode))
-    return sr_fail (err, ENOTDIR, "rootfs \"%s\"", t->rootfs);
-  return 0;
+  if (cfg->process->terminal && t->opts->set_stdio)
+    return sr_fail (err, EINVAL, "process.terminal and the caller's stdio exclude each other");
+  return resolve_rootfs (t, err);
 }
 
 static char *
@@ -274,6 +303,7 @@ prepare_spawn (struct create_txn *t, sr_error **err)
   s->seccomp = t->seccomp;
   s->no_pivot = t->opts->no_pivot;
   s->no_new_keyring = t->opts->no_new_keyring;
+  s->stdio = t->opts->set_stdio ? t->opts->stdio : NULL;
   s->runtime_fds[0] = t->c.dirfd;
   s->runtime_fds[1] = t->c.store.root_fd;
   s->listen_fds = listen_fds_from_env ();
@@ -426,6 +456,14 @@ finish_create (struct create_txn *t, sr_error **err)
     return -1;
   if (t->opts->pid_file != NULL && sr_write_pid_file (t->opts->pid_file, t->spawn.pid, err) < 0)
     return -1;
+  if (t->opts->init_pidfd != NULL && t->spawn.pidfd < 0)
+    {
+      /* Two-step spawns (and kernels without clone3) give none: the init is
+       * our unreaped child, so its pid cannot have been reused. */
+      t->spawn.pidfd = (int) syscall (SYS_pidfd_open, t->spawn.pid, 0);
+      if (t->spawn.pidfd < 0)
+        return sr_fail (err, errno, "pidfd of the init");
+    }
   if (sr_sync_send (t->spawn.sync_fd, SR_SYNC_STEP, SR_STEP_GO, NULL, err) < 0)
     return -1;
   t->done = true;
@@ -547,5 +585,9 @@ sr_container_create (const struct sr_globals *g, const char *id,
     sigprocmask (SIG_SETMASK, &old, NULL);
   if (r < 0)
     return sr_wrap (err, "%s \"%s\"", verb, id);
+  if (opts->init_pid != NULL)
+    *opts->init_pid = t.spawn.pid;
+  if (opts->init_pidfd != NULL)
+    *opts->init_pidfd = steal_fd (&t.spawn.pidfd);
   return 0;
 }

@@ -374,6 +374,24 @@ wait_for_start (int fifo_fd, sr_error **err)
   return 0;
 }
 
+/* The caller's fds as 0-2 (sr_create_opts.stdio): through copies above 2
+ * first, since one of them may itself be 0, 1 or 2. */
+static int
+set_stdio (const int stdio[3], sr_error **err)
+{
+  int tmp[3];
+  for (int i = 0; i < 3; i++)
+    if ((tmp[i] = fcntl (stdio[i], F_DUPFD_CLOEXEC, 3)) < 0)
+      return sr_fail (err, errno, "stdio: fd %d", stdio[i]);
+  for (int i = 0; i < 3; i++)
+    {
+      if (dup2 (tmp[i], i) < 0)
+        return sr_fail (err, errno, "stdio: fd %d", stdio[i]);
+      close (tmp[i]);
+    }
+  return 0;
+}
+
 static int
 init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
 {
@@ -389,6 +407,8 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
   /* Handled signals fall back to the default at execve by themselves; an
    * ignored one would stay ignored in the container. */
   sr_signals_reset (ctx->ignored_signals);
+  if (ctx->stdio != NULL && set_stdio (ctx->stdio, err) < 0)
+    return -1;
   close_runtime_fds (ctx, sync);
 
   if (enter_namespaces (ctx, sync, err) < 0)
