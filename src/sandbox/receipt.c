@@ -278,6 +278,8 @@ sb_receipt_json (const struct sb_receipt *r, bool with_output, bool pretty)
   yajl_gen_map_open (g);
   gen_key_str (g, "receipt_version", SB_RECEIPT_VERSION);
   gen_key_str (g, "id", r->b->id);
+  /* The session of a `sandbox exec` (issue 14); a one-shot run has none. */
+  gen_key_str (g, "session", NULL);
   sr_json_gen_str (g, "command");
   yajl_gen_array_open (g);
   for (size_t i = 0; r->o->argv[i] != NULL; i++)
