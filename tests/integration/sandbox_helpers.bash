@@ -107,7 +107,7 @@ sb_check_receipt() {
 	[[ -s $1 ]] || fail "no receipt written to $1 (status $status; stderr: ${stderr:-})"
 	local problems
 	problems=$("$PY" "$SB_VALIDATE" "$1" 2>&1) ||
-		fail "receipt $1 does not validate against the schema:"$'\n'"$problems"$'\n'"receipt: $(head -c 4000 "$1")"
+		fail "receipt $1 does not validate against the schema:"$'\n'"$problems"$'\n'"receipt: $(sb_receipt_brief "$1")"
 	jq -r .id "$1" >>"$SB_IDS"
 }
 
@@ -169,7 +169,7 @@ sb_wait_gone_marked() {
 # marked process (the sandboxes running now), for the leftover checks.
 sb_record_running() {
 	local pid
-	find "$ROOT" -mindepth 1 -maxdepth 1 -printf '%f\n' >>"$SB_IDS" 2>/dev/null
+	find "$ROOT" -mindepth 1 -maxdepth 2 -type d ! -name slots -printf '%f\n' >>"$SB_IDS" 2>/dev/null
 	for pid in $(live_marked_pids); do
 		sb_cgroup_dirs "$pid" >>"$SB_CGROUPS"
 	done
@@ -205,7 +205,10 @@ rf() {
 # assert_rf FILTER EXPECTED [FILE]: jq -r FILTER gives exactly EXPECTED.
 assert_rf() {
 	local got
-	got=$(rf "$1" "${3:-$RECEIPT}")
+	# exactly the value: jq -r adds one newline, $(...) would strip them all
+	got=$(rf "$1" "${3:-$RECEIPT}" && echo .)
+	got=${got%.}
+	got=${got%$'\n'}
 	[[ $got == "$2" ]] || fail "receipt: $1 is '$got', expected '$2'; receipt: $(sb_receipt_brief "${3:-$RECEIPT}")"
 }
 
@@ -217,7 +220,7 @@ assert_rf_true() {
 # sb_receipt_brief [FILE]: the receipt without its output bodies, for
 # failure messages.
 sb_receipt_brief() {
-	jq -c '.stdout |= .[:300] | .stderr |= .[:300]' "${1:-$RECEIPT}" 2>&1 | head -c 3000
+	jq -c '.stdout |= .[:300]? | .stderr |= .[:300]? | del(.policy.mounts)' "${1:-$RECEIPT}" 2>&1 | head -c 3000
 }
 
 # assert_limit NAME [FILE]: NAME is the limit that ended the run, is among the
@@ -265,13 +268,24 @@ assert_file_entry() {
 
 # --- nothing left behind ------------------------------------------------------------
 
+# sb_state_left: what is under $ROOT besides directories, the fixed set of
+# slot lock files (reused, one per concurrent sandbox: the host uid ranges)
+# and the core's content-addressed cache (.cache: compiled seccomp
+# filters), and any entry named after a sandbox.
+sb_state_left() {
+	find "$ROOT" -mindepth 1 \( -name slots -o -name .cache \) -prune -o ! -type d -print 2>/dev/null
+	find "$ROOT" -mindepth 1 -type d -name 'sandbox-*' 2>/dev/null
+	[[ -s $SB_IDS ]] && find "$ROOT" -mindepth 1 2>/dev/null | grep -F -f <(grep -v -e '^$' -e '^null$' -e '^\.' "$SB_IDS")
+	return 0
+}
+
 # sb_assert_no_leftovers: nothing of this test's sandboxes remains: no state
 # entry under $ROOT, no process with the mark, no cgroup they ran in or named
 # after a sandbox id, no mount under the test's directory or naming an id, no
 # temporary file or directory named after an id.
 sb_assert_no_leftovers() {
 	local left pids ids
-	left=$(find "$ROOT" -mindepth 1 2>/dev/null)
+	left=$(sb_state_left)
 	[[ -z $left ]] || fail "state left under $ROOT: $left"
 	pids=$(live_marked_pids)
 	[[ -z $pids ]] || fail "processes left behind: $(ps -o pid,user,args -p "${pids//$'\n'/,}" 2>&1)"

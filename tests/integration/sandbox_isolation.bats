@@ -167,7 +167,7 @@ c.sendall(b"ping"); print(a.recv(4).decode())'
 	assert_success
 	assert_rf .stdout 'a,b'$'\n'
 	[[ $(cat "$data/in.csv") == a,b && ! -e $data/new ]] || fail "the read-only bind was written to"
-	assert_rf '.policy.mounts | any(.destination == "/data" and .read_only == true)' true
+	assert_rf '.policy.mounts | any(.destination == "/data" and .mode == "ro")' true
 	sb_assert_no_leftovers
 }
 
@@ -176,7 +176,7 @@ c.sendall(b"ping"); print(a.recv(4).decode())'
 	sb_run --rootfs "$ROOTFS_CACHE" -- /bin/sh -c 'ls /bin/busybox && ls /usr/bin/python3 2>/dev/null; touch /bin/x 2>/dev/null && echo wrote; pwd'
 	assert_success
 	assert_rf .stdout $'/bin/busybox\n/work\n'
-	assert_rf .policy.rootfs "$ROOTFS_CACHE"
+	assert_rf '.policy.mounts[] | select(.destination == "/") | .source' "$ROOTFS_CACHE"
 	[[ ! -e $ROOTFS_CACHE/bin/x ]] || fail "the rootfs was written to"
 }
 

@@ -40,10 +40,10 @@ load sandbox_helpers
 	assert_rf .policy.limits.output_bytes $((1 << 20))
 	assert_rf .policy.limits.disk_bytes $((256 << 20))
 	assert_rf '.policy.seccomp | length > 0' true
-	assert_rf .policy.rootfs null
+	assert_rf '.policy.mounts[] | select(.destination == "/") | .mode' ro
 	# the mounts that applied: /work and the host's system directories
 	assert_rf 'any(.policy.mounts[]; .destination == "/work")' true
-	assert_rf 'any(.policy.mounts[]; .destination == "/usr" and .read_only == true)' true
+	assert_rf 'any(.policy.mounts[]; .destination == "/usr" and .mode == "ro")' true
 }
 
 @test "sandbox receipt: the limits given on the command line are the ones in the policy" {
@@ -55,9 +55,9 @@ load sandbox_helpers
 	assert_rf .policy.limits.pids 33
 	assert_rf .policy.limits.output_bytes 4096
 	assert_rf .policy.limits.disk_bytes $((20 << 20))
-	assert_rf .policy.limits.tmp_size_bytes $((9 << 20))
+	assert_rf .policy.limits.tmp_bytes $((9 << 20))
 	assert_rf .policy.limits.cpus 0.5
-	assert_rf .policy.limits.cpu_time_ms 3000
+	assert_rf .policy.limits.cpu_time_s 3
 	assert_rf .policy.limits.file_size_bytes $((1 << 20))
 	assert_rf .policy.limits.open_files 99
 }
@@ -198,12 +198,14 @@ for p in pids: os.waitpid(p, 0)
 }
 
 @test "sandbox exit: 128+N when signal N ended the command, exit_code null, signal named" {
-	sb_run -- /bin/sh -c 'kill -USR1 $$'
-	assert_failure $((128 + 10))
+	# a real fault: the command may be the first process of its pid
+	# namespace, which signals it sends itself do not end
+	sb_run -- python3 -c 'import ctypes; ctypes.string_at(0)'
+	assert_failure $((128 + 11))
 	assert_rf .exit_code null
-	assert_rf .signal SIGUSR1
+	assert_rf .signal SIGSEGV
 	assert_no_limit
-	rf .message | grep -q SIGUSR1 || fail "message does not name the signal: $(rf .message)"
+	rf .message | grep -q SEGV || fail "message does not name the signal: $(rf .message)"
 }
 
 @test "sandbox exit: 125 and one line for a bad option, no receipt, nothing left" {
@@ -268,7 +270,7 @@ for p in pids: os.waitpid(p, 0)
 	SANDBOX_CALLER_SECRET=hunter2 sb_run --env FOO=bar --env 'WITH=an = sign' -- /usr/bin/env
 	assert_success
 	local keys
-	keys=$(rf .stdout | cut -d= -f1 | sort | tr '\n' ' ')
+	keys=$(rf .stdout | grep . | cut -d= -f1 | sort | tr '\n' ' ')
 	[[ $keys == "FOO HOME LANG PATH SANDRUN_TEST_MARK TMPDIR WITH " ]] ||
 		fail "environment keys: '$keys'"
 	rf .stdout | grep -qxF 'HOME=/work'
