@@ -165,6 +165,17 @@ sb_wait_gone_marked() {
 	done
 }
 
+# sb_sandboxed_pids: the marked processes inside a sandbox (another pid
+# namespace than ours), not sandrun or its helpers.
+sb_sandboxed_pids() {
+	local pid ours
+	ours=$(readlink /proc/self/ns/pid)
+	for pid in $(live_marked_pids); do
+		[[ $(readlink "/proc/$pid/ns/pid" 2>/dev/null) != "$ours" ]] && echo "$pid"
+	done
+	return 0
+}
+
 # sb_record_running: note the ids under $ROOT and the host cgroups of every
 # marked process (the sandboxes running now), for the leftover checks.
 sb_record_running() {
@@ -289,7 +300,7 @@ sb_assert_no_leftovers() {
 	[[ -z $left ]] || fail "state left under $ROOT: $left"
 	pids=$(live_marked_pids)
 	[[ -z $pids ]] || fail "processes left behind: $(ps -o pid,user,args -p "${pids//$'\n'/,}" 2>&1)"
-	left=$(while read -r d; do [[ -e $d ]] && echo "$d"; done <"$SB_CGROUPS")
+	left=$(while read -r d; do [[ ! -e $d ]] || echo "$d"; done <"$SB_CGROUPS")
 	[[ -z $left ]] || fail "cgroups left behind: $left"
 	left=$(awk -v b="$BATS_TEST_TMPDIR" 'index($5, b "/") == 1 { print $5 }' /proc/self/mountinfo)
 	[[ -z $left ]] || fail "mounts left under the test directory: $left"

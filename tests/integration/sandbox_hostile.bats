@@ -445,7 +445,8 @@ print("victim survived")
 	sb_record_running
 	# the host pids of the victim's processes, handed to the attacker
 	local pids
-	pids=$(live_marked_pids | grep -vx "$victim" | tr '\n' ' ')
+	pids=$(sb_sandboxed_pids | tr '\n' ' ')
+	[[ -n $pids ]] || fail "no process of the victim found"
 	sb_run --workdir "$b" --env "VICTIM_PIDS=$pids" -- python3 -c '
 import os, signal, socket
 mine = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())

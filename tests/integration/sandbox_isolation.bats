@@ -61,10 +61,10 @@ in_sandbox() {
 	SB_BG_PIDS+=("$pb")
 	sb_wait_for "$b/ready"
 	sb_record_running
-	# the host uids of the sandboxed processes (not sandrun's own)
+	# the host uids of the sandboxed processes (those in another pid
+	# namespace: not sandrun nor its helpers)
 	local pid uids=() u
-	for pid in $(live_marked_pids); do
-		[[ $pid == "$pa" || $pid == "$pb" ]] && continue
+	for pid in $(sb_sandboxed_pids); do
 		u=$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null) || continue
 		[[ -n $u ]] && uids+=("$u")
 	done
@@ -202,5 +202,5 @@ print("perf_event_open", sc(298, 0, 0, -1, -1, 0))
 	while read -r line; do
 		[[ $line != *" ok" ]] || fail "allowed in the sandbox: $line"
 	done <<<"$(rf .stdout)"
-	[[ $(rf .stdout | wc -l) -eq 8 ]] || fail "$(rf .stdout) $(rf .stderr)"
+	[[ $(rf .stdout | grep -c .) -eq 8 ]] || fail "$(rf .stdout) $(rf .stderr)"
 }
