@@ -241,14 +241,14 @@ assert_limit() {
 	assert_rf .limit_exceeded "$name" "$file"
 	assert_limit_hit "$name" "$file"
 	case $name in
-	timeout) word=limit ;;
-	file_size) word=file ;;
-	cpu) word=cpu ;;
-	output) word=output ;;
+	timeout) word='wall-clock|time' ;;
+	pids) word='process' ;;
+	disk) word='disk|fill|full|space' ;;
+	file_size) word='file' ;;
 	*) word=$name ;;
 	esac
-	rf .message "$file" | grep -qi -- "$word" ||
-		fail "message does not mention $word: $(rf .message "$file")"
+	rf .message "$file" | grep -qiE -- "$word" ||
+		fail "message does not say '$word': $(rf .message "$file")"
 }
 
 # assert_limit_hit NAME [FILE]: NAME is in limits_hit.
