@@ -101,14 +101,18 @@ sb_run() {
 	sb_check_receipt "$RECEIPT"
 }
 
-# sb_check_receipt FILE: it exists, is valid against the schema, and its id
-# goes into $SB_IDS.
+# sb_check_receipt FILE...: each exists and is valid against the schema (one
+# validator run for all: it takes a while to start), and their ids go into
+# $SB_IDS.
 sb_check_receipt() {
-	[[ -s $1 ]] || fail "no receipt written to $1 (status $status; stderr: ${stderr:-})"
-	local problems
-	problems=$("$PY" "$SB_VALIDATE" "$1" 2>&1) ||
-		fail "receipt $1 does not validate against the schema:"$'\n'"$problems"$'\n'"receipt: $(sb_receipt_brief "$1")"
-	jq -r .id "$1" >>"$SB_IDS"
+	local f problems
+	for f in "$@"; do
+		[[ -s $f ]] || fail "no receipt written to $f (status $status; stderr: ${stderr:-})" || return
+	done
+	problems=$("$PY" "$SB_VALIDATE" "$@" 2>&1) ||
+		fail "receipt(s) do not validate against the schema:"$'\n'"$problems"$'\n'"receipt: $(sb_receipt_brief "$1")" ||
+		return
+	jq -r .id "$@" >>"$SB_IDS"
 }
 
 # sb_start OPTION... -- COMMAND...: the sandbox in the background, its
@@ -189,7 +193,9 @@ sb_record_running() {
 
 # sb_cgroup_dirs PID: the cgroup directories of PID that are not ours.
 sb_cgroup_dirs() {
-	local line rel ours ctrl dir v2=/sys/fs/cgroup/unified
+	local line rel ours ctrl dir v2=/sys/fs/cgroup/unified content
+	# read at once: the process may end meanwhile
+	content=$(cat "/proc/$1/cgroup" 2>/dev/null) || return 0
 	[[ $(stat -fc %T /sys/fs/cgroup) == cgroup2fs ]] && v2=/sys/fs/cgroup
 	while IFS= read -r line; do
 		rel=${line#*:*:}
@@ -203,7 +209,7 @@ sb_cgroup_dirs() {
 			dir=/sys/fs/cgroup/${ctrl#name=}$rel
 		fi
 		echo "$dir"
-	done <"/proc/$1/cgroup" 2>/dev/null
+	done <<<"$content"
 }
 
 # --- the receipt ------------------------------------------------------------------
