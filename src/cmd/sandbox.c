@@ -61,7 +61,7 @@ static const struct option sandbox_options[] = {
 static int
 bad (sr_error **err, const char *opt, const char *value, const char *expected)
 {
-  return sr_fail (err, EINVAL, "sandbox: --%s \"%s\": expected %s", opt, value, expected);
+  return sr_fail (err, 0, "sandbox: --%s \"%s\": expected %s", opt, value, expected);
 }
 
 static int
@@ -163,16 +163,16 @@ parse (int argc, char **argv, struct sb_options *o, sr_error **err)
   while ((c = getopt_long (argc, argv, "+", sandbox_options, NULL)) != -1)
     {
       if (c == '?')
-        return sr_fail (err, EINVAL, "sandbox: unknown option \"%s\" (see sandrun sandbox "
+        return sr_fail (err, 0, "sandbox: unknown option \"%s\" (see sandrun sandbox "
                         "--help)", argv[optind - 1]);
       if (c == ':')
-        return sr_fail (err, EINVAL, "sandbox: option \"%s\" needs a value",
+        return sr_fail (err, 0, "sandbox: option \"%s\" needs a value",
                         argv[optind - 1]);
       if (parse_one (c, optarg, o, err) < 0)
         return -1;
     }
   if (optind >= argc || strcmp (argv[optind - 1], "--") != 0)
-    return sr_fail (err, EINVAL, "sandbox: expected -- COMMAND [ARG...] after the options");
+    return sr_fail (err, 0, "sandbox: expected -- COMMAND [ARG...] after the options");
   o->argv = strv_dup (argv + optind);
   return 0;
 }
@@ -184,8 +184,13 @@ cmd_sandbox (const struct sr_globals *g, int argc, char **argv, sr_error **err)
   int status = SB_EXIT_SANDRUN;
 
   sb_options_init (&o);
-  if (parse (argc, argv, &o, err) < 0 || sb_run (g, &o, &status, err) < 0)
+  if (parse (argc, argv, &o, err) < 0)
     status = SB_EXIT_SANDRUN;
+  else if (sb_run (g, &o, &status, err) < 0)
+    {
+      sr_wrap (err, "sandbox");
+      status = SB_EXIT_SANDRUN;
+    }
   sb_options_clear (&o);
   return status;
 }

@@ -138,21 +138,37 @@ make_dirs (const struct sr_globals *g, const struct sb_options *o, struct sb_bun
     return -1;
   if (take_slot (sbdir, b, err) < 0)
     return -1;
+  /* The directory appears with its lock held (made under another name,
+   * then renamed), so that a concurrent reclaim never takes it for a dead
+   * sandbox's. */
   for (int tries = 0;; tries++)
     {
       b->id = random_id ();
       b->dir = xasprintf ("%s/%s", sbdir, b->id);
-      if (mkdir (b->dir, 0711) == 0)
+      _cleanup_free_ char *tmp = xasprintf ("%s/.new-%s", sbdir, b->id);
+      if (mkdir (tmp, 0711) < 0)
+        return sr_fail (err, errno, "mkdir \"%s\"", tmp);
+      _cleanup_free_ char *lock = xasprintf ("%s/" LOCK_FILE, tmp);
+      b->lock_fd = open (lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+      if (b->lock_fd < 0 || flock (b->lock_fd, LOCK_EX) < 0)
+        {
+          int e = errno;
+          unlink (lock);
+          rmdir (tmp);
+          return sr_fail (err, e, "lock \"%s\"", lock);
+        }
+      if (renameat2 (AT_FDCWD, tmp, AT_FDCWD, b->dir, RENAME_NOREPLACE) == 0)
         break;
-      if (errno != EEXIST || tries > 8)
-        return sr_fail (err, errno, "mkdir \"%s\"", b->dir);
+      int e = errno;
+      unlink (lock);
+      rmdir (tmp);
+      sr_close (b->lock_fd);
+      b->lock_fd = -1;
+      if (e != EEXIST || tries > 8)
+        return sr_fail (err, e, "rename to \"%s\"", b->dir);
       free (b->id);
       free (b->dir);
     }
-  _cleanup_free_ char *lock = xasprintf ("%s/" LOCK_FILE, b->dir);
-  b->lock_fd = open (lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (b->lock_fd < 0 || flock (b->lock_fd, LOCK_EX) < 0)
-    return sr_fail (err, errno, "lock \"%s\"", lock);
   (void) o;
   return 0;
 }
@@ -264,11 +280,11 @@ reclaim_one (const struct sr_globals *g, int sbfd, const char *sbdir, const char
   _cleanup_close_ int fd = openat (sbfd, lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0 || flock (fd, LOCK_EX | LOCK_NB) < 0)
     return; /* alive, or being made (it locks before anything else) */
+  /* Its container may be gone already (the watchdog deleted it). */
   sr_error *err = NULL;
   if (sr_container_delete (g, name, true, &err) < 0)
     {
-      if (sr_error_errno (err) != ENOENT)
-        sr_log (SR_LOG_WARNING, "sandbox: reclaim \"%s\": %s", name, err->msg);
+      sr_log (SR_LOG_DEBUG, "sandbox: reclaim \"%s\": %s", name, err->msg);
       sr_error_free (err);
     }
   _cleanup_free_ char *dir = xasprintf ("%s/%s", sbdir, name);

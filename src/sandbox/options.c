@@ -134,7 +134,7 @@ sb_parse_bind (const char *s, struct sb_bind *out, sr_error **err)
 {
   const char *colon = strchr (s, ':');
   if (colon == NULL || s[0] != '/' || colon[1] != '/' || strchr (colon + 1, ':') != NULL)
-    return sr_fail (err, EINVAL, "expected SRC:DST with two absolute paths");
+    return sr_fail (err, 0, "expected SRC:DST with two absolute paths");
   out->src = xstrndup (s, (size_t) (colon - s));
   out->dst = xstrdup (colon + 1);
   return 0;

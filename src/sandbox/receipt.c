@@ -100,6 +100,8 @@ file_at_size_limit (const struct sb_receipt *r)
 static char *
 exit_message (const struct sb_receipt *r, const char *cmd)
 {
+  if (r->res->start_error != NULL)
+    return xasprintf ("%s could not be started in the sandbox: %s", cmd, r->res->start_error);
   if (r->res->signal != 0)
     return xasprintf ("%s was killed by signal SIG%s", cmd, sigabbrev_np (r->res->signal)
                       ? sigabbrev_np (r->res->signal) : "?");

@@ -70,6 +70,7 @@ exec_release (struct sb_exec *x)
   if (x->stdin_fd > 0)
     sr_close (x->stdin_fd);
   sb_receipt_clear (&x->rc);
+  free (x->res.start_error);
   if (x->masked)
     sigprocmask (SIG_SETMASK, &x->old_mask, NULL);
 }
@@ -205,6 +206,25 @@ write_outputs (struct sb_exec *x, sr_error **err)
   return 0;
 }
 
+/* The command itself could not be started (not found, not executable):
+ * the command's failure, with a receipt, as a shell's 127 and 126. */
+static bool
+start_failed (struct sb_exec *x, sr_error **err)
+{
+  int e = sr_error_errno (*err);
+  if ((e != ENOENT && e != EACCES && e != ENOEXEC) || strstr ((*err)->msg, "exec \"") == NULL)
+    return false;
+  const char *why = strstr ((*err)->msg, "exec \"");
+  memset (&x->res, 0, sizeof x->res);
+  x->res.exit_code = e == ENOENT ? 127 : 126;
+  x->res.start_error = xstrdup (why);
+  x->res.duration_ms = sr_monotonic_ms () - x->sv.started_ms;
+  fprintf (stderr, "sandrun: sandbox: %s\n", why);
+  sr_error_free (*err);
+  *err = NULL;
+  return true;
+}
+
 static int
 exit_status (const struct sb_outcome *res)
 {
@@ -224,11 +244,16 @@ sb_run (const struct sr_globals *g, const struct sb_options *o, int *status, sr_
     .stdin_fd = 0, .out_w = -1, .err_w = -1,
   };
 
-  if (prepare (&x, err) < 0 || create (&x, err) < 0)
+  if (prepare (&x, err) < 0)
     return -1;
-  sb_supervise (&x.sv, &x.res);
-  sb_stats_collect (g, x.b.id, &x.rc.usage);
-  sb_supervisor_reap (&x.sv, &x.res);
+  if (create (&x, err) == 0)
+    {
+      sb_supervise (&x.sv, &x.res);
+      sb_stats_collect (g, x.b.id, &x.rc.usage);
+      sb_supervisor_reap (&x.sv, &x.res);
+    }
+  else if (!start_failed (&x, err))
+    return -1;
   x.rc.finished_at = sr_now_rfc3339 ();
   measure (&x);
   x.rc.o = o;

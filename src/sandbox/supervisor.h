@@ -31,6 +31,7 @@ struct sb_outcome
   bool timed_out;
   bool output_exceeded;
   int interrupted; /* the caller's signal that stopped it, or 0 */
+  char *start_error; /* why the command could not be started (126, 127) */
   int64_t duration_ms;
 };
 
