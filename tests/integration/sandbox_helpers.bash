@@ -9,6 +9,7 @@
 # missing feature is a failing test.
 
 load helpers
+load attack_helpers # umount_mounts_under; its setup and teardown are replaced below
 
 SB_VALIDATE=$REPO_ROOT/tests/helpers/validate-receipt.py
 SB_SCHEMA=$REPO_ROOT/contrib/sandbox/receipt.schema.json
@@ -52,17 +53,9 @@ sb_teardown() {
 		kill -9 "$pid" 2>/dev/null || true
 	done
 	kill_marked_processes
-	umount_mounts_below "$BATS_TEST_TMPDIR"
+	umount_mounts_under "$BATS_TEST_TMPDIR"
 	# One sandrun call on the same root reclaims what a killed one left.
 	[[ -n ${ROOT:-} ]] && timeout 30 "$RUNTIME" --root "$ROOT" list >/dev/null 2>&1 </dev/null 3>&-
-	return 0
-}
-
-umount_mounts_below() {
-	local m
-	for m in $(awk -v b="$1" 'index($5, b "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r); do
-		umount -l "$m" 2>/dev/null || true
-	done
 	return 0
 }
 
@@ -212,6 +205,20 @@ sb_cgroup_dirs() {
 	done <<<"$content"
 }
 
+# sb_sh 'SHELL CODE' [OPTION...] / sb_py 'PYTHON CODE' [OPTION...]: the code
+# in a sandbox (the options go before the --), as sb_run.
+sb_sh() {
+	local code=$1
+	shift
+	sb_run "$@" -- /bin/sh -c "$code"
+}
+
+sb_py() {
+	local code=$1
+	shift
+	sb_run "$@" -- python3 -c "$code"
+}
+
 # --- the receipt ------------------------------------------------------------------
 
 # rf FILTER [FILE]: a field of the receipt (jq -r).
@@ -238,6 +245,16 @@ assert_rf_true() {
 # failure messages.
 sb_receipt_brief() {
 	jq -c '.stdout |= .[:300]? | .stderr |= .[:300]? | del(.policy.mounts)' "${1:-$RECEIPT}" 2>&1 | head -c 3000
+}
+
+# assert_stdout_has REGEX...: each (grep -P) matches a line of the
+# receipt's stdout.
+assert_stdout_has() {
+	local re out
+	out=$(rf .stdout)
+	for re in "$@"; do
+		grep -qP -- "$re" <<<"$out" || fail "no line of stdout matches '$re': $out" || return
+	done
 }
 
 # assert_limit NAME [FILE]: NAME is the limit that ended the run, is among the
@@ -301,22 +318,24 @@ sb_state_left() {
 # after a sandbox id, no mount under the test's directory or naming an id, no
 # temporary file or directory named after an id.
 sb_assert_no_leftovers() {
-	local left pids ids
+	local left pids ids problems=''
 	left=$(sb_state_left)
-	[[ -z $left ]] || fail "state left under $ROOT: $left"
+	[[ -z $left ]] || problems+=$'\n'"state left under $ROOT: $left"
 	pids=$(live_marked_pids)
-	[[ -z $pids ]] || fail "processes left behind: $(ps -o pid,user,args -p "${pids//$'\n'/,}" 2>&1)"
+	[[ -z $pids ]] || problems+=$'\n'"processes left behind: $(ps -o pid,user,args -p "${pids//$'\n'/,}" 2>&1)"
 	left=$(while read -r d; do [[ ! -e $d ]] || echo "$d"; done <"$SB_CGROUPS")
-	[[ -z $left ]] || fail "cgroups left behind: $left"
+	[[ -z $left ]] || problems+=$'\n'"cgroups left behind: $left"
 	left=$(awk -v b="$BATS_TEST_TMPDIR" 'index($5, b "/") == 1 { print $5 }' /proc/self/mountinfo)
-	[[ -z $left ]] || fail "mounts left under the test directory: $left"
+	[[ -z $left ]] || problems+=$'\n'"mounts left under the test directory: $left"
 	ids=$(grep -v '^$' "$SB_IDS" | sort -u | grep -v -e '^null$' -e '^\.' || true)
-	[[ -n $ids ]] || return 0
-	left=$(grep -F -f <(echo "$ids") /proc/self/mountinfo || true)
-	[[ -z $left ]] || fail "mounts naming a sandbox id left behind: $left"
-	left=$(find /sys/fs/cgroup -mindepth 1 -maxdepth 5 -type d 2>/dev/null | grep -F -f <(echo "$ids") || true)
-	[[ -z $left ]] || fail "cgroups named after a sandbox left behind: $left"
-	left=$(find /tmp /var/tmp /run /dev/shm -maxdepth 3 -path "$BATS_RUN_TMPDIR" -prune -o -print 2>/dev/null |
-		grep -F -f <(echo "$ids") || true)
-	[[ -z $left ]] || fail "temporary files named after a sandbox left behind: $left"
+	if [[ -n $ids ]]; then
+		left=$(grep -F -f <(echo "$ids") /proc/self/mountinfo || true)
+		[[ -z $left ]] || problems+=$'\n'"mounts naming a sandbox id left behind: $left"
+		left=$(find /sys/fs/cgroup -mindepth 1 -maxdepth 5 -type d 2>/dev/null | grep -F -f <(echo "$ids") || true)
+		[[ -z $left ]] || problems+=$'\n'"cgroups named after a sandbox left behind: $left"
+		left=$(find /tmp /var/tmp /run /dev/shm -maxdepth 3 -path "$BATS_RUN_TMPDIR" -prune -o -print 2>/dev/null |
+			grep -F -f <(echo "$ids") || true)
+		[[ -z $left ]] || problems+=$'\n'"temporary files named after a sandbox left behind: $left"
+	fi
+	[[ -z $problems ]] || fail "${problems#$'\n'}"
 }
