@@ -176,8 +176,8 @@ if wants cgroupv2; then
 		# fds, CLONE_INTO_CGROUP, the cgroup namespace), chosen by name; then
 		# every attack test.  V2_FULL=1 runs every one of these files whole,
 		# and the seccomp suite too.
-		v2_files=$(ls tests/integration/{cgroups,cgroups_*,update,pause,events,exec,namespaces}.bats 2>/dev/null | sort -u)
-		v2_filter=(-f "memory.limit: the cgroup|memory.swap: memory|cpu.shares|cpu.quota and cpu.period|pids.limit: pids.max|hugepageLimits: the 2MB|unified: raw cgroup2|cgroups: delete removes|devices: a host node|devices: a linux.devices node|pause: the status is paused|delete --force of a paused|events --stats: one stats|killed by the OOM killer exits 137|one oom event per OOM kill|update -r FILE|kill --all: every process|exec: the process runs in the container's cgroup|exec --cgroup: a sub-cgroup|cgroup namespace: the container sees|systemd driver: a transient scope with the resources")
+		v2_files=$(ls tests/integration/{cgroups,cgroups_*,update,pause,events,exec,namespaces,sandbox_isolation,sandbox_limits,sandbox_hostile,sandbox_lifecycle}.bats 2>/dev/null | sort -u)
+		v2_filter=(-f "memory.limit: the cgroup|memory.swap: memory|cpu.shares|cpu.quota and cpu.period|pids.limit: pids.max|hugepageLimits: the 2MB|unified: raw cgroup2|cgroups: delete removes|devices: a host node|devices: a linux.devices node|pause: the status is paused|delete --force of a paused|events --stats: one stats|killed by the OOM killer exits 137|one oom event per OOM kill|update -r FILE|kill --all: every process|exec: the process runs in the container's cgroup|exec --cgroup: a sub-cgroup|cgroup namespace: the container sees|systemd driver: a transient scope with the resources|sandbox privileges|sandbox limit memory: the issue|sandbox limit pids|sandbox limit timeout: the wall|sandbox lifecycle: SIGKILL to sandrun|sandbox lifecycle: SIGTERM to sandrun|sandbox hostile: a shell fork bomb|sandbox hostile: filling /tmp|sandbox user namespace: an unprivileged")
 		if [[ -n ${V2_FULL:-} ]]; then
 			v2_filter=()
 			v2_files+=" tests/integration/seccomp.bats"
