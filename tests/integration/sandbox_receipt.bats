@@ -132,6 +132,26 @@ for p in pids: os.waitpid(p, 0)
 		fail "stdout passed through is not the raw bytes: $(printf '%s' "$output" | od -An -tx1)"
 }
 
+@test "sandbox receipt: output streams through as it comes, not at the end" {
+	local w
+	w=$(sb_workdir)
+	# the command goes on only once the caller has seen its first line
+	sb_start --workdir "$w" --receipt "$RECEIPT" --timeout "$(sb_secs 60)" -- /bin/sh -c \
+		'echo first; echo first-err >&2; while [ ! -e go ]; do sleep 0.05; done; echo second'
+	local deadline=$((SECONDS + 30))
+	until grep -qx first "$BATS_TEST_TMPDIR/bg.out" && grep -qx first-err "$BATS_TEST_TMPDIR/bg.err"; do
+		((SECONDS < deadline)) || fail "the first lines never reached the caller: '$(cat "$BATS_TEST_TMPDIR/bg.out")'"
+		sleep 0.05
+	done
+	touch "$w/go"
+	sb_wait_exit "$SB_PID"
+	assert_success
+	[[ $(cat "$BATS_TEST_TMPDIR/bg.out") == $'first\nsecond' ]]
+	sb_check_receipt "$RECEIPT"
+	assert_rf .stdout $'first\nsecond\n'
+	sb_assert_no_leftovers
+}
+
 @test "sandbox receipt: --receipt - prints the receipt on stdout, the output only in the receipt" {
 	run --separate-stderr sb --receipt - -- /bin/sh -c 'echo to-stdout; echo to-stderr >&2'
 	assert_success
