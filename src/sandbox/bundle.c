@@ -199,6 +199,15 @@ sb_bundle_create (const struct sr_globals *g, const struct sb_options *o, struct
       b->work = xasprintf ("%s/work", b->scratch);
       if (mount_tmpfs (b->work, o->disk, user, user, "0755", err) < 0)
         return -1;
+      b->work_source = xstrdup (b->work);
+    }
+  else
+    {
+      b->work_source = xasprintf ("%s/workdir", b->scratch);
+      if (mkdir_ok (b->work_source, 0755, err) < 0)
+        return -1;
+      if (mount (b->work, b->work_source, NULL, MS_BIND, NULL) < 0)
+        return sr_fail (err, errno, "--workdir \"%s\": bind", o->workdir);
     }
   return sb_rootfs_make (o, b, err);
 }
@@ -240,7 +249,7 @@ remove_tree_at (int parent, const char *name, dev_t dev)
 void
 sb_bundle_remove_dir (const char *dir)
 {
-  static const char *const mounts[] = { "root", "root-upper", "work", "tmp", "binds" };
+  static const char *const mounts[] = { "root", "root-upper", "work", "tmp", "binds", "workdir" };
   for (size_t i = 0; i < ARRAY_SIZE (mounts); i++)
     {
       _cleanup_free_ char *p = xasprintf ("%s/%s", dir, mounts[i]);
@@ -267,6 +276,7 @@ sb_bundle_destroy (struct sb_bundle *b)
   free (b->rootfs);
   free (b->work);
   free (b->tmp);
+  free (b->work_source);
   strv_free (b->host_paths);
   strv_free (b->bind_sources);
   memset (b, 0, sizeof *b);

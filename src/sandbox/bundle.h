@@ -38,11 +38,17 @@ struct sb_bundle
   char *rootfs; /* the root the container gets: SCRATCH/root */
   char *work;   /* what /work is: the --workdir or SCRATCH/work (tmpfs) */
   char *tmp;    /* SCRATCH/tmp (tmpfs), /tmp in the sandbox */
+  char *work_source; /* what the container binds at /work: SCRATCH/work, or
+                        SCRATCH/workdir, a bind of --workdir reachable by the
+                        container's unprivileged init */
   bool ephemeral_work;
   uint32_t slot;
   uid_t host_base; /* container id 0 on the host */
   uid_t work_uid;  /* the owner of --workdir */
   gid_t work_gid;
+  /* The file system of --workdir cannot be idmapped (tmpfs before Linux
+   * 6.3, ...): the sandbox user is then mapped to its owner directly. */
+  bool work_direct;
   char **bind_sources; /* --ro-bind sources, bound under SCRATCH/binds */
   char **host_paths; /* host files and dirs shown read-only at the same path */
   int lock_fd; /* flock held on DIR/lock while the sandbox lives */

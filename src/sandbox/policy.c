@@ -71,8 +71,8 @@ static void
 add_work (oci_config *c, const struct sb_bundle *b)
 {
   static const char *const opts[] = { "bind", "rw", "nosuid", "nodev", NULL };
-  oci_mount *m = add_mount (c, "/work", "bind", b->work, opts);
-  if (b->ephemeral_work)
+  oci_mount *m = add_mount (c, "/work", "bind", b->work_source, opts);
+  if (b->ephemeral_work || b->work_direct)
     return;
   m->uid_mappings = xcalloc (1, sizeof *m->uid_mappings);
   m->gid_mappings = xcalloc (1, sizeof *m->gid_mappings);
@@ -168,6 +168,26 @@ make_resources (const struct sb_options *o, const struct sb_bundle *b)
   return r;
 }
 
+/* Container ids 0..SB_ID_RANGE-1 onto the slot's host ids; with
+ * work_direct, the sandbox user onto the owner of --workdir instead. */
+static void
+map_ids (oci_id_mapping **v, size_t *len, const struct sb_bundle *b, uint32_t owner)
+{
+  if (!b->work_direct)
+    {
+      *v = xcalloc (1, sizeof **v);
+      (*v)[0] = (oci_id_mapping) { 0, b->host_base, SB_ID_RANGE };
+      *len = 1;
+      return;
+    }
+  *v = xcalloc (3, sizeof **v);
+  (*v)[0] = (oci_id_mapping) { 0, b->host_base, SB_USER_ID };
+  (*v)[1] = (oci_id_mapping) { SB_USER_ID, owner, 1 };
+  (*v)[2] = (oci_id_mapping) { SB_USER_ID + 1, b->host_base + SB_USER_ID + 1,
+                               SB_ID_RANGE - SB_USER_ID - 1 };
+  *len = 3;
+}
+
 static int
 make_linux (oci_config *c, const struct sb_options *o, const struct sb_bundle *b,
             sr_error **err)
@@ -180,11 +200,8 @@ make_linux (oci_config *c, const struct sb_options *o, const struct sb_bundle *b
       l->namespaces[i] = (oci_namespace) { xstrdup (namespaces[i]), NULL };
       l->namespaces_len = i + 1;
     }
-  l->uid_mappings = xcalloc (1, sizeof *l->uid_mappings);
-  l->gid_mappings = xcalloc (1, sizeof *l->gid_mappings);
-  l->uid_mappings[0] = (oci_id_mapping) { 0, b->host_base, SB_ID_RANGE };
-  l->gid_mappings[0] = (oci_id_mapping) { 0, b->host_base, SB_ID_RANGE };
-  l->uid_mappings_len = l->gid_mappings_len = 1;
+  map_ids (&l->uid_mappings, &l->uid_mappings_len, b, b->work_uid);
+  map_ids (&l->gid_mappings, &l->gid_mappings_len, b, b->work_gid);
   l->resources = make_resources (o, b);
   l->masked_paths = strv_of (masked_paths);
   l->readonly_paths = strv_of (readonly_paths);
@@ -289,7 +306,7 @@ sb_policy_describe (yajl_gen g, const struct sb_options *o, const struct sb_bund
   sr_json_gen_str (g, "user_namespace");
   yajl_gen_map_open (g);
   describe_size (g, "uid", SB_USER_ID);
-  describe_size (g, "host_uid", sb_bundle_user_uid (b));
+  describe_size (g, "host_uid", b->work_direct ? b->work_uid : sb_bundle_user_uid (b));
   yajl_gen_map_close (g);
   sr_json_gen_str (g, "capabilities");
   yajl_gen_array_open (g);

@@ -125,6 +125,29 @@ prepare (struct sb_exec *x, sr_error **err)
   return sb_watchdog_start (x->g, &x->b, &x->wd, err);
 }
 
+/* The --workdir's file system refused an idmapped mount: run again with the
+ * sandbox user mapped onto the directory's owner (never onto root). */
+static bool
+retry_without_idmap (struct sb_exec *x, sr_error **err)
+{
+  if (x->b.ephemeral_work || x->b.work_direct || strstr ((*err)->msg, "idmapped mount") == NULL)
+    return false;
+  if (x->b.work_uid == 0 || x->b.work_gid == 0)
+    {
+      sr_wrap (err, "--workdir \"%s\" is owned by root and its file system cannot be "
+               "idmapped: give the sandbox a directory of an unprivileged user",
+               x->o->workdir);
+      return false;
+    }
+  sr_log (SR_LOG_DEBUG, "sandbox: %s; mapping the sandbox user to the owner", (*err)->msg);
+  sr_error_free (*err);
+  *err = NULL;
+  x->b.work_direct = true;
+  oci_config_free (x->cfg);
+  x->cfg = sb_policy_config (x->o, &x->b, err);
+  return x->cfg != NULL;
+}
+
 static int
 create (struct sb_exec *x, sr_error **err)
 {
@@ -140,7 +163,13 @@ create (struct sb_exec *x, sr_error **err)
   x->sv.started_ms = sr_monotonic_ms ();
   /* A create that fails undoes what it made itself. */
   if (sr_container_create (x->g, x->b.id, &opts, &status, err) < 0)
-    return -1;
+    {
+      if (!retry_without_idmap (x, err))
+        return -1;
+      opts.config = x->cfg;
+      if (sr_container_create (x->g, x->b.id, &opts, &status, err) < 0)
+        return -1;
+    }
   x->created = true;
   sb_watchdog_arm (&x->wd, x->sv.pid);
   sr_close (x->out_w);

@@ -117,7 +117,8 @@ assert_sandbox_gone() {
 }
 
 @test "sandbox: the memory limit is named in the receipt" {
-	run sandbox --memory 32M -- python3 -c '
+	# small tmpfs sizes: the cgroup limit is --memory plus them (policy.c)
+	run sandbox --memory 32M --disk 1M --tmp-size 1M --timeout 120s -- python3 -c '
 a = []
 while True: a.append(bytearray(4 << 20))'
 	[[ $status -eq 137 ]] || fail "status $status"
