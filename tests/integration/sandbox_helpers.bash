@@ -138,12 +138,13 @@ sb_is_zombie() {
 	[[ $(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) == Z ]]
 }
 
-# sb_wait_for FILE [SECONDS]: poll until FILE exists (default 30 s).
+# sb_wait_for FILE [SECONDS]: poll until FILE exists (default 120 s: the
+# emulated cgroup v2 guest starts a sandbox in seconds, not milliseconds).
 sb_wait_for() {
-	local deadline=$((SECONDS + ${2:-30}))
+	local deadline=$((SECONDS + ${2:-120}))
 	until [[ -e $1 ]]; do
 		((SECONDS < deadline)) || {
-			fail "$1 did not appear within ${2:-30} s; sandbox stderr: $(cat "$BATS_TEST_TMPDIR/bg.err" 2>/dev/null)"
+			fail "$1 did not appear within ${2:-120} s; sandbox stderr: $(cat "$BATS_TEST_TMPDIR/bg.err" 2>/dev/null)"
 			return 1
 		}
 		sleep 0.05

@@ -426,7 +426,7 @@ while True: time.sleep(0.1)
 	local a b
 	a=$(sb_workdir a)
 	b=$(sb_workdir b)
-	sb_start --workdir "$a" --timeout "$(sb_secs 60)" -- python3 -c '
+	sb_start --workdir "$a" --timeout "$(sb_secs 300)" -- python3 -c '
 import os, socket, time
 open("/tmp/victim-secret", "w").write("victim data")
 s = socket.socket(socket.AF_UNIX); s.bind("\0victim"); s.listen()

@@ -38,10 +38,10 @@ load sandbox_helpers
 	local a b
 	a=$(sb_workdir a)
 	b=$(sb_workdir b)
-	sb_start --workdir "$a" -- /bin/sh -c 'touch ready; while [ ! -e stop ]; do sleep 0.05; done'
+	sb_start --workdir "$a" --timeout "$(sb_secs 300)" -- /bin/sh -c 'touch ready; while [ ! -e stop ]; do sleep 0.05; done'
 	local pa=$SB_PID
 	sb_wait_for "$a/ready"
-	env "$TEST_MARK" "$RUNTIME" --root "$ROOT" sandbox --env "$TEST_MARK" --workdir "$b" \
+	env "$TEST_MARK" "$RUNTIME" --root "$ROOT" sandbox --env "$TEST_MARK" --workdir "$b" --timeout "$(sb_secs 300)" \
 		-- /bin/sh -c 'touch ready; while [ ! -e stop ]; do sleep 0.05; done' \
 		</dev/null >/dev/null 2>"$BATS_TEST_TMPDIR/b.err" 3>&- &
 	local pb=$!

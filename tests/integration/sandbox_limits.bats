@@ -34,7 +34,7 @@ load sandbox_helpers
 	# the cgroup of a running sandbox
 	local w
 	w=$(sb_workdir)
-	sb_start --workdir "$w" --memory 96M --cpus 0.5 --pids 40 --receipt "$RECEIPT" -- /bin/sh -c 'touch ready; while [ ! -e stop ]; do sleep 0.05; done'
+	sb_start --workdir "$w" --memory 96M --cpus 0.5 --pids 40 --receipt "$RECEIPT" --timeout "$(sb_secs 300)" -- /bin/sh -c 'touch ready; while [ ! -e stop ]; do sleep 0.05; done'
 	sb_wait_for "$w/ready"
 	sb_record_running
 	local mem='' swap='' cpu='' pids='' d
