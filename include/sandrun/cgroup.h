@@ -48,6 +48,52 @@ int sr_cgroup_create_with_devices (const char *id, const char *cgroups_path,
  * killed half-way leaves nothing `delete --force` cannot find. */
 char *sr_cgroup_plan_path (const char *id, const char *cgroups_path, sr_error **err);
 
+/* A container's cgroup as create asks for it; the driver is chosen here,
+ * in cgroup/, not by the caller. */
+struct sr_cgroup_spec
+{
+  const char *id;
+  const char *cgroups_path; /* linux.cgroupsPath, NULL: the default */
+  const oci_resources *res; /* may be NULL */
+  const oci_device *devices;
+  size_t devices_len;
+  bool systemd; /* --systemd-cgroup: a transient unit (cgroup_systemd.h) */
+};
+
+/* sr_cgroup_plan_path and sr_cgroup_create_with_devices of the driver
+ * `spec` names (later commands find it in the recorded path). */
+char *sr_cgroup_plan (const struct sr_cgroup_spec *spec, sr_error **err);
+int sr_cgroup_make (const struct sr_cgroup_spec *spec, sr_cgroup **out,
+                    sr_error **err);
+
+/* ---- the container's view (mount.c) ------------------------------------- */
+
+struct sr_mount_opts;
+
+/* How sr_cgroup_mount reaches the container's rootfs: the rootfs code's
+ * primitives, which open every target under the rootfs (safepath). */
+struct sr_cgroup_mounter
+{
+  void *env;
+  /* A new filesystem of `type` on dest. */
+  int (*new_fs) (void *env, const char *dest, const char *type,
+                 const char *source, const struct sr_mount_opts *o,
+                 sr_error **err);
+  /* A host path bound on dest. */
+  int (*bind_host) (void *env, const char *dest, const char *src,
+                    const struct sr_mount_opts *o, sr_error **err);
+  int rootfd;    /* the rootfs */
+  bool cgroupns; /* the container has a cgroup namespace of its own */
+};
+
+/* A "cgroup" mount on dest, in the init: on a v2 host cgroup2 (the
+ * namespace's view; without one a user namespace gets its own cgroup
+ * bound), else a tmpfs holding each v1 hierarchy the init belongs to (its
+ * own cgroup bound, or with a cgroup namespace a fresh mount). */
+int sr_cgroup_mount (const struct sr_cgroup_mounter *mt, const char *dest,
+                     const char *source, const struct sr_mount_opts *o,
+                     sr_error **err);
+
 /* Re-open the cgroup of an existing container from its recorded path. */
 int sr_cgroup_open (const char *recorded_path, sr_cgroup **out,
                     sr_error **err);

@@ -91,6 +91,7 @@ typedef struct
   struct
   {
     uint64_t current, limit; /* limit 0: none */
+    uint64_t max_events;     /* pids.events "max": forks refused */
   } pids;
   sr_cg_blkio_list blkio[SR_BLKIO__COUNT];
   sr_cg_hugetlb_stat *hugetlb;
@@ -101,6 +102,14 @@ typedef struct
 int sr_cgroup_read_stats (const sr_cgroup *cg, sr_cgroup_stats *st,
                           sr_error **err);
 void sr_cgroup_stats_clear (sr_cgroup_stats *st);
+
+/* The stats object of `events` (one line, with its newline), malloc'd
+ * (events.c). */
+char *sr_events_stats_json (const char *id, const sr_cgroup_stats *st);
+
+struct sr_stats;
+/* The figures of sr_container_stats (stats.h), from what was read. */
+void sr_stats_from_cgroup (const sr_cgroup_stats *cg, struct sr_stats *st);
 
 /* ---- OOM notification --------------------------------------------------- */
 

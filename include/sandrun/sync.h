@@ -82,6 +82,9 @@ int sr_sync_wait_exec (int sock, sr_error **err);
 /* Wait for STEP `step`; an ERROR message becomes *err. */
 int sr_sync_expect_step (int sock, enum sr_sync_step step, sr_error **err);
 void sr_sync_send_log (int sock, enum sr_log_level level, const char *msg);
+/* Child side: send log lines as LOG messages on `fd` instead of writing
+ * them (-1 stops). */
+void sr_log_set_forward_fd (int fd);
 /* Child side: report err to the parent and _exit(1). */
 void __attribute__ ((noreturn)) sr_sync_die (int sock, sr_error *err);
 

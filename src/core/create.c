@@ -18,7 +18,6 @@
 
 #include "oci-spec/oci-spec.h"
 #include "sandrun/cgroup.h"
-#include "sandrun/cgroup_systemd.h"
 #include "sandrun/container.h"
 #include "sandrun/fdpass.h"
 #include "sandrun/foreground.h"
@@ -230,18 +229,20 @@ allocate (struct create_txn *t, sr_error **err)
   const oci_linux *l = t->cfg->linux_;
   struct sr_spawn_ctx *s = &t->spawn;
 
-  bool sd = t->g->systemd_cgroup;
-  const char *cg_path = l ? l->cgroups_path : NULL;
-  t->c.rec.cgroup_path = sd ? sr_cgroup_systemd_plan_path (t->id, cg_path, err)
-                            : sr_cgroup_plan_path (t->id, cg_path, err);
+  const struct sr_cgroup_spec spec = {
+    .id = t->id,
+    .cgroups_path = l ? l->cgroups_path : NULL,
+    .res = l ? l->resources : NULL,
+    .devices = l ? l->devices : NULL,
+    .devices_len = l ? l->devices_len : 0,
+    .systemd = t->g->systemd_cgroup,
+  };
+  t->c.rec.cgroup_path = sr_cgroup_plan (&spec, err);
   if (t->c.rec.cgroup_path == NULL)
     return sr_wrap (err, "cgroup");
   if (sr_record_write (t->c.dirfd, &t->c.rec, err) < 0)
     return -1;
-  if ((sd ? sr_cgroup_systemd_create : sr_cgroup_create_with_devices) (
-          t->id, cg_path, l ? l->resources : NULL, l ? l->devices : NULL,
-          l ? l->devices_len : 0, &t->cg, err)
-      < 0)
+  if (sr_cgroup_make (&spec, &t->cg, err) < 0)
     return sr_wrap (err, "cgroup");
 
   if (l != NULL && l->seccomp != NULL)

@@ -20,7 +20,7 @@ struct sb_usage
   uint64_t cpu_user_us, cpu_system_us;
   uint64_t peak_memory_bytes;
   uint64_t pids_peak;
-  uint64_t oom_kills;   /* processes the kernel killed at the memory limit */
+  uint64_t oom_kills; /* processes the kernel killed at the memory limit */
   uint64_t memory_max_events;
   uint64_t pids_max_events; /* forks refused at the pids limit */
   bool work_full, tmp_full; /* the tmpfs had no room left */
@@ -45,7 +45,8 @@ struct sb_receipt
 void sb_receipt_judge (struct sb_receipt *r);
 /* The receipt as JSON, malloc'd; without the output bodies for the audit
  * log (`with_output` false, one line). */
-char *sb_receipt_json (const struct sb_receipt *r, bool with_output, bool pretty);
+char *sb_receipt_json (const struct sb_receipt *r, bool with_output,
+                       bool pretty);
 void sb_receipt_clear (struct sb_receipt *r);
 
 /* `len` bytes as valid UTF-8: each byte that is not part of a valid

@@ -52,8 +52,10 @@ exec_release (struct sb_exec *x)
   if (x->created)
     {
       _cleanup_error_ sr_error *err = NULL;
-      if (sr_container_delete (x->g, x->b.id, true, &err) < 0 && sr_error_errno (err) != ENOENT)
-        sr_log (SR_LOG_WARNING, "sandbox \"%s\": delete: %s", x->b.id, err->msg);
+      if (sr_container_delete (x->g, x->b.id, true, &err) < 0
+          && sr_error_errno (err) != ENOENT)
+        sr_log (SR_LOG_WARNING, "sandbox \"%s\": delete: %s", x->b.id,
+                err->msg);
     }
   sb_bundle_destroy (&x->b);
   sb_watchdog_stop (&x->wd);
@@ -100,6 +102,17 @@ make_pipes (struct sb_exec *x, sr_error **err)
   return 0;
 }
 
+/* The largest number of processes seen so far. */
+static void
+sample_pids (void *arg)
+{
+  struct sb_exec *x = arg;
+  struct sb_usage now = { 0 };
+  sb_stats_collect (x->g, x->b.id, &now);
+  if (now.pids_peak > x->rc.usage.pids_peak)
+    x->rc.usage.pids_peak = now.pids_peak;
+}
+
 static int
 prepare (struct sb_exec *x, sr_error **err)
 {
@@ -110,7 +123,8 @@ prepare (struct sb_exec *x, sr_error **err)
   x->cfg = sb_policy_config (x->o, &x->b, err);
   if (x->cfg == NULL)
     return -1;
-  if (!x->b.ephemeral_work && sb_files_snapshot (x->b.work, &x->before, err) < 0)
+  if (!x->b.ephemeral_work
+      && sb_files_snapshot (x->b.work, &x->before, err) < 0)
     return -1;
   if (make_pipes (x, err) < 0)
     return -1;
@@ -130,16 +144,20 @@ prepare (struct sb_exec *x, sr_error **err)
 static bool
 retry_without_idmap (struct sb_exec *x, sr_error **err)
 {
-  if (x->b.ephemeral_work || x->b.work_direct || strstr ((*err)->msg, "idmapped mount") == NULL)
+  if (x->b.ephemeral_work || x->b.work_direct
+      || strstr ((*err)->msg, "idmapped mount") == NULL)
     return false;
   if (x->b.work_uid == 0 || x->b.work_gid == 0)
     {
-      sr_wrap (err, "--workdir \"%s\" is owned by root and its file system cannot be "
-               "idmapped: give the sandbox a directory of an unprivileged user",
-               x->o->workdir);
+      sr_wrap (
+          err,
+          "--workdir \"%s\" is owned by root and its file system cannot be "
+          "idmapped: give the sandbox a directory of an unprivileged user",
+          x->o->workdir);
       return false;
     }
-  sr_log (SR_LOG_DEBUG, "sandbox: %s; mapping the sandbox user to the owner", (*err)->msg);
+  sr_log (SR_LOG_DEBUG, "sandbox: %s; mapping the sandbox user to the owner",
+          (*err)->msg);
   sr_error_free (*err);
   *err = NULL;
   x->b.work_direct = true;
@@ -152,10 +170,15 @@ static int
 create (struct sb_exec *x, sr_error **err)
 {
   struct sr_create_opts opts = {
-    .bundle = x->b.dir, .config = x->cfg, .rootfs = x->b.rootfs,
-    .start_now = true, .detach = true,
-    .stdio = { x->stdin_fd, x->out_w, x->err_w }, .set_stdio = true,
-    .init_pid = &x->sv.pid, .init_pidfd = &x->sv.pidfd,
+    .bundle = x->b.dir,
+    .config = x->cfg,
+    .rootfs = x->b.rootfs,
+    .start_now = true,
+    .detach = true,
+    .stdio = { x->stdin_fd, x->out_w, x->err_w },
+    .set_stdio = true,
+    .init_pid = &x->sv.pid,
+    .init_pidfd = &x->sv.pidfd,
   };
   int status = 0;
 
@@ -186,7 +209,8 @@ measure (struct sb_exec *x)
 
   if (sb_fs_usage (x->b.tmp, &used, &avail) == 0 && avail < 64 * 1024)
     x->rc.usage.tmp_full = true;
-  if (x->b.ephemeral_work && sb_fs_usage (x->b.work, &used, &avail) == 0 && avail < 64 * 1024)
+  if (x->b.ephemeral_work && sb_fs_usage (x->b.work, &used, &avail) == 0
+      && avail < 64 * 1024)
     x->rc.usage.work_full = true;
   if (!x->b.ephemeral_work && x->o->disk > 0)
     {
@@ -209,7 +233,8 @@ write_outputs (struct sb_exec *x, sr_error **err)
 {
   const struct sb_options *o = x->o;
 
-  if (o->collect != NULL && sb_files_collect (x->b.work, &x->changes, o->collect, err) < 0)
+  if (o->collect != NULL
+      && sb_files_collect (x->b.work, &x->changes, o->collect, err) < 0)
     return -1;
   if (o->receipt != NULL)
     {
@@ -218,8 +243,8 @@ write_outputs (struct sb_exec *x, sr_error **err)
         sr_write_all (1, json, strlen (json));
       else
         {
-          _cleanup_close_ int fd = open (o->receipt, O_WRONLY | O_CREAT | O_TRUNC
-                                         | O_CLOEXEC, 0644);
+          _cleanup_close_ int fd = open (
+              o->receipt, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
           if (fd < 0 || sr_write_all (fd, json, strlen (json)) < 0)
             return sr_fail (err, errno, "--receipt \"%s\"", o->receipt);
         }
@@ -227,8 +252,8 @@ write_outputs (struct sb_exec *x, sr_error **err)
   if (o->audit_log != NULL)
     {
       _cleanup_free_ char *line = sb_receipt_json (&x->rc, false, false);
-      _cleanup_close_ int fd = open (o->audit_log, O_WRONLY | O_CREAT | O_APPEND
-                                     | O_CLOEXEC, 0600);
+      _cleanup_close_ int fd = open (
+          o->audit_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
       if (fd < 0 || sr_write_all (fd, line, strlen (line)) < 0)
         return sr_fail (err, errno, "--audit-log \"%s\"", o->audit_log);
     }
@@ -241,7 +266,8 @@ static bool
 start_failed (struct sb_exec *x, sr_error **err)
 {
   int e = sr_error_errno (*err);
-  if ((e != ENOENT && e != EACCES && e != ENOEXEC) || strstr ((*err)->msg, "exec \"") == NULL)
+  if ((e != ENOENT && e != EACCES && e != ENOEXEC)
+      || strstr ((*err)->msg, "exec \"") == NULL)
     return false;
   const char *why = strstr ((*err)->msg, "exec \"");
   memset (&x->res, 0, sizeof x->res);
@@ -265,14 +291,26 @@ exit_status (const struct sb_outcome *res)
 }
 
 int
-sb_run (const struct sr_globals *g, const struct sb_options *o, int *status, sr_error **err)
+sb_run (const struct sr_globals *g, const struct sb_options *o, int *status,
+        sr_error **err)
 {
   __attribute__ ((cleanup (exec_release))) struct sb_exec x = {
-    .g = g, .o = o, .b = SB_BUNDLE_INIT, .wd = SB_WATCHDOG_INIT,
-    .sv = { .o = o, .pidfd = -1, .sigfd = -1, .out = { .fd = -1 }, .err = { .fd = -1 } },
-    .stdin_fd = 0, .out_w = -1, .err_w = -1,
+    .g = g,
+    .o = o,
+    .b = SB_BUNDLE_INIT,
+    .wd = SB_WATCHDOG_INIT,
+    .sv = { .o = o,
+            .pidfd = -1,
+            .sigfd = -1,
+            .out = { .fd = -1 },
+            .err = { .fd = -1 } },
+    .stdin_fd = 0,
+    .out_w = -1,
+    .err_w = -1,
   };
 
+  x.sv.sample = sample_pids;
+  x.sv.sample_arg = &x;
   if (prepare (&x, err) < 0)
     return -1;
   if (create (&x, err) == 0)

@@ -24,7 +24,7 @@ teardown() {
 	[[ $output != *skipping* ]] || fail "the container tests did not run"
 	[[ $output != *"not ok"* ]] || fail "a check failed"
 	[ "$status" -eq 0 ]
-	for id in "$CID-0" "$CID-1" "$CID-t"; do
+	for id in "$CID-0" "$CID-1" "$CID-t" "$CID-s"; do
 		assert_no_leftovers "$id"
 	done
 }

@@ -15,6 +15,7 @@
 
 #include "oci-spec/oci-spec.h"
 #include "sandrun/container.h"
+#include "sandrun/stats.h"
 #include "sandrun/util.h"
 #include "sandrun/wait.h"
 #include "unit.h"
@@ -125,6 +126,19 @@ config_for (const char *script)
   return c;
 }
 
+/* Limits for the stats test: 8 pids, 64 MiB of memory. */
+static void
+limit (oci_config *c)
+{
+  oci_resources *r = c->linux_->resources;
+  if (r == NULL)
+    r = c->linux_->resources = xcalloc (1, sizeof *r);
+  r->pids = xcalloc (1, sizeof *r->pids);
+  r->pids->limit = (oci_opt_i64){ .set = true, .value = 8 };
+  r->memory = xcalloc (1, sizeof *r->memory);
+  r->memory->limit = (oci_opt_i64){ .set = true, .value = 64 << 20 };
+}
+
 /* Container ids: SR_TEST_ID-N (api.bats checks them for leftovers). */
 static const char *
 id_prefix (void)
@@ -158,6 +172,8 @@ create_piped (const struct sr_globals *g, const char *id, const char *script,
               bool start_now, int out[2], int errp[2], pid_t *pid, int *pidfd)
 {
   oci_config *cfg = config_for (script);
+  if (strstr (id, "-s") != NULL)
+    limit (cfg);
   sr_error *err = NULL;
   if (pipe2 (out, O_CLOEXEC) < 0 || pipe2 (errp, O_CLOEXEC) < 0)
     abort ();
@@ -257,10 +273,91 @@ test_timeout (const struct sr_globals *g)
   sr_error_free (err);
 }
 
+/* sr_container_list shows the running container `id` with its init. */
+static void
+check_listed (const struct sr_globals *g, const char *id, pid_t pid)
+{
+  struct sr_container_info *v = NULL;
+  size_t n = 0, found = 0;
+  sr_error *err = NULL;
+  CHECK (sr_container_list (g, &v, &n, &err) == 0, "list");
+  sr_error_free (err);
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (v[i].id, id) == 0 && v[i].pid == pid
+        && v[i].status == SR_STATUS_RUNNING && v[i].created != NULL
+        && v[i].owner != NULL && v[i].rootfs != NULL
+        && strcmp (v[i].rootfs, getenv ("SR_TEST_ROOTFS")) == 0)
+      found++;
+  CHECK (found == 1, "list: %s running, pid %d, its rootfs", id, (int) pid);
+  sr_container_list_free (v, n);
+}
+
+/* A container that hits its pids limit, then waits: its figures, read
+ * from its real cgroup while it runs. */
+static void
+test_stats (const struct sr_globals *g)
+{
+  _cleanup_free_ char *id = xasprintf ("%s-s", id_prefix ());
+  int out[2], errp[2], status = -1, pidfd = -1;
+  pid_t pid = 0;
+  sr_error *err = NULL;
+  /* Ten sleepers against a limit of 8, from a subshell, which dies at the
+   * first fork refused.  Then a line says the forks are done, and the
+   * container waits to be read. */
+  const char *script = "(for i in 1 2 3 4 5 6 7 8 9 10; do sleep 1000 & done)"
+                       " 2>/dev/null; echo forked; exec sleep 1000";
+  if (create_piped (g, id, script, true, out, errp, &pid, &pidfd) < 0)
+    return;
+  char line[16] = "";
+  ssize_t n = read (out[0], line, sizeof line - 1);
+  CHECK (n > 0 && strncmp (line, "forked", 6) == 0, "%s: forks done", id);
+  struct sr_stats st;
+  int r = sr_container_stats (g, id, &st, &err);
+  CHECK (r == 0, "%s: stats%s%s", id, err ? ": " : "", err ? err->msg : "");
+  sr_error_free (err);
+  err = NULL;
+  if (r == 0)
+    {
+      CHECK (st.pids_limit == 8 && st.pids_current >= 2
+                 && st.pids_current <= 8,
+             "pids: limit 8, some running (%llu, %llu)",
+             (unsigned long long) st.pids_limit,
+             (unsigned long long) st.pids_current);
+      CHECK (st.pids_max_events >= 1, "pids: refused forks counted (%llu)",
+             (unsigned long long) st.pids_max_events);
+      CHECK (st.memory_limit_bytes == 64 << 20 && st.memory_bytes > 0
+                 && st.memory_peak_bytes >= st.memory_bytes,
+             "memory: limit 64 MiB, usage %llu, peak %llu",
+             (unsigned long long) st.memory_bytes,
+             (unsigned long long) st.memory_peak_bytes);
+      CHECK (st.cpu_usec > 0 && st.cpu_usec >= st.cpu_user_usec,
+             "cpu: %llu usec in all", (unsigned long long) st.cpu_usec);
+    }
+  check_listed (g, id, pid);
+  sr_container_kill (g, id, SIGKILL, true, NULL);
+  CHECK (sr_wait_pidfd (pidfd, 20000, &status, &err) == 0 && status == 137,
+         "%s: killed", id);
+  sr_error_free (err);
+  err = NULL;
+  CHECK (sr_container_stats (g, id, &st, &err) < 0 && err != NULL
+             && strstr (err->msg, "not running") != NULL,
+         "a stopped container has no stats: %s", err ? err->msg : "");
+  sr_error_free (err);
+  close (out[0]);
+  close (errp[0]);
+  close (pidfd);
+  sr_container_delete (g, id, true, NULL);
+}
+
 int
 main (void)
 {
   test_wait ();
+  struct sr_globals none = { .root = "/nonexistent/sandrun-test-root" };
+  struct sr_container_info *v = (void *) 1;
+  size_t n = 1;
+  CHECK (sr_container_list (&none, &v, &n, NULL) == 0 && v == NULL && n == 0,
+         "list without a root directory: nothing");
   const char *rootfs = getenv ("SR_TEST_ROOTFS");
   const char *root = getenv ("SR_TEST_ROOT");
   if (rootfs == NULL || root == NULL || geteuid () != 0)
@@ -271,6 +368,7 @@ main (void)
       struct sr_globals g = { .root = root };
       test_create_from_memory (&g);
       test_timeout (&g);
+      test_stats (&g);
     }
   return unit_finish ();
 }

@@ -36,8 +36,8 @@ field_of (const oj_type *t, const char *name)
   return NULL;
 }
 
-static bool covers (yajl_val orig, yajl_val out, const oj_type *t,
-                    char *where, size_t wlen);
+static bool covers (yajl_val orig, yajl_val out, const oj_type *t, char *where,
+                    size_t wlen);
 
 /* Members of an object of type `t` (NULL: a string map): unknown fields are
  * ignored by the parser, so they need not be written. */
@@ -92,8 +92,8 @@ covers (yajl_val orig, yajl_val out, const oj_type *t, char *where,
       if (!YAJL_IS_ARRAY (out) || out->u.array.len != orig->u.array.len)
         return false;
       for (size_t i = 0; i < orig->u.array.len; i++)
-        if (!covers (orig->u.array.values[i], out->u.array.values[i], t,
-                     where, wlen))
+        if (!covers (orig->u.array.values[i], out->u.array.values[i], t, where,
+                     wlen))
           return false;
       return true;
     }
@@ -117,8 +117,8 @@ check_roundtrip (const char *name, const oj_type *t, const char *text,
   _cleanup_free_ char *w1 = oj_write (t, a);
   CHECK (w1 != NULL, "%s is written", name);
   void *b = w1 ? oj_parse_data (w1, strlen (w1), t, &err) : NULL;
-  CHECK (b != NULL, "%s: the written text parses%s%s", name,
-         err ? ": " : "", err ? err->msg : "");
+  CHECK (b != NULL, "%s: the written text parses%s%s", name, err ? ": " : "",
+         err ? err->msg : "");
   sr_error_free (err);
   _cleanup_free_ char *w2 = b ? oj_write (t, b) : NULL;
   CHECK_STR (w2, w1, "%s: the second write equals the first", name);
@@ -181,7 +181,8 @@ static void
 test_shapes (void)
 {
   const char *doc
-      = "{\"ociVersion\":\"1.2.0\",\"root\":{\"path\":\"r\",\"readonly\":false},"
+      = "{\"ociVersion\":\"1.2.0\","
+        "\"root\":{\"path\":\"r\",\"readonly\":false},"
         "\"process\":{\"cwd\":\"/\",\"args\":[],\"user\":{\"uid\":0}},"
         "\"annotations\":{},\"linux\":{\"timeOffsets\":{\"boottime\":"
         "{\"secs\":-1,\"nanosecs\":2},\"boottime\":{\"secs\":3}},"
@@ -204,8 +205,8 @@ test_shapes (void)
   v = yajl_tree_get (tree, ann, yajl_t_object);
   CHECK (v != NULL && v->u.object.len == 0, "an empty map stays an empty map");
   const char *eth[] = { "linux", "netDevices", "eth0", NULL };
-  const char *mlx[] = { "linux", "resources", "rdma", "mlx", "hcaHandles",
-                        NULL };
+  const char *mlx[]
+      = { "linux", "resources", "rdma", "mlx", "hcaHandles", NULL };
   CHECK (yajl_tree_get (tree, eth, yajl_t_object) != NULL
              && yajl_tree_get (tree, mlx, yajl_t_number) != NULL,
          "keyed objects keep their keys");
@@ -225,7 +226,8 @@ test_shapes (void)
 static void
 test_bad_utf8 (void)
 {
-  oci_config c = { .oci_version = (char *) "1.2.0", .hostname = (char *) "a\xff" };
+  oci_config c
+      = { .oci_version = (char *) "1.2.0", .hostname = (char *) "a\xff" };
   errno = 0;
   char *w = oci_config_to_json (&c);
   CHECK (w == NULL && errno == EILSEQ, "a non-UTF-8 string fails with EILSEQ");
