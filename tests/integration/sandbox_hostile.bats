@@ -227,7 +227,7 @@ while True:
 	sb_py '
 chunks = []
 while True: chunks.append(bytearray(8 << 20))
-' --memory 64M
+' --memory 64M --tmp-size 8M --disk 8M --timeout "$(sb_secs 120)"
 	assert_failure 137
 	assert_rf .signal SIGKILL
 	assert_rf .exit_code null

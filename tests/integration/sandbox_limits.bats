@@ -27,7 +27,9 @@ load sandbox_helpers
 }
 
 @test "sandbox limit memory: the issue's sentence, and the cgroup's limit is the policy's, without swap" {
-	sb_run --memory 64M -- python3 -c 'b = [bytearray(8 << 20) for _ in range(100)]'
+	# small tmpfs room (the cgroup's limit includes it) and a timeout a slow
+	# guest cannot reach: only the memory limit can end this run
+	sb_run --memory 64M --tmp-size 8M --disk 8M --timeout "$(sb_secs 120)" -- python3 -c 'b = [bytearray(8 << 20) for _ in range(100)]'
 	assert_failure 137
 	assert_limit memory
 	assert_rf .message "python3 was killed by the kernel when the sandbox used its 64 MiB memory limit"
