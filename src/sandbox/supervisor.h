@@ -44,8 +44,9 @@ struct sb_supervisor
   struct sb_stream out, err;
   int64_t started_ms;
   /* Called every SB_SAMPLE_MS while the process runs (the peaks that the
-   * cgroup does not keep, such as the number of processes). */
-  void (*sample) (void *arg);
+   * cgroup does not keep, such as the number of processes, and the limits
+   * that are watched, not enforced by the kernel): true stops the run. */
+  bool (*sample) (void *arg);
   void *sample_arg;
 };
 
