@@ -8,6 +8,7 @@ build=(build-essential autoconf automake pkg-config
 runtime=(busybox-static)
 tests=(bats jq iproute2 procps util-linux clang libclang-rt-14-dev podman
 	dbus-daemon # dbus-daemon: the fake systemd's bus (cgroups_systemd.bats)
+	clang-format # CI's format section
 	# the sandbox tests: the receipt's schema, real work on the host's root
 	# and in a debootstrapped one (sandbox_*.bats, contrib/rootfs/)
 	python3-jsonschema python3-pandas python3-matplotlib debootstrap)
