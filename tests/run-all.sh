@@ -197,6 +197,17 @@ if wants cgroupv2; then
 	fi
 fi
 
+if wants cgroupv2 && [[ -x $vm_run ]]; then
+	say "cgroup v2 guest: sandbox"
+	# The sandbox's cgroup-dependent tests: the memory and pids limits, the
+	# per-sandbox uid (the guest's tmpfs /tmp cannot be idmapped before Linux
+	# 6.3), the clean-up after a SIGKILLed sandrun.  About 4 minutes there.
+	# shellcheck disable=SC2046
+	run_tap cgroupv2-sandbox "$vm_run" --mem 2G --timeout 1500 -- \
+		env RUNTIME="$RUNTIME" bats --tap -f "sandbox limit memory: the issue|sandbox limit pids|sandbox lifecycle: SIGKILL to sandrun|sandbox hostile: a shell fork bomb|sandbox user namespace: an unprivileged" \
+		$(ls tests/integration/sandbox_{isolation,limits,hostile,lifecycle}.bats)
+fi
+
 if wants fuzz; then
 	say "fuzzing (${FUZZ_SECONDS}s per target)"
 	if build "$work/build-fuzz" --enable-fuzzing CC=clang; then

@@ -11,7 +11,10 @@ tests=(bats jq iproute2 procps util-linux clang libclang-rt-14-dev podman
 	dbus-daemon # dbus-daemon: the fake systemd's bus (cgroups_systemd.bats)
 	clang-format # CI's format section
 	curl openssl python3 # the egress tests' clients and servers
-	nodejs python3-pytest) # the MCP SDK client (mcp.bats), contrib/python's tests
+	nodejs python3-pytest # the MCP SDK client (mcp.bats), contrib/python's tests
+	# the sandbox tests: the receipt's schema, real work on the host's root
+	# and in a debootstrapped one (sandbox_*.bats, contrib/rootfs/)
+	python3-jsonschema python3-pandas python3-matplotlib debootstrap)
 want=("${build[@]}" "${runtime[@]}")
 [[ ${1:-} == --tests ]] && want+=("${tests[@]}")
 # npm: Debian's, unless the nodejs installed bundles one (nodesource's does)
