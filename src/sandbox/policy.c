@@ -165,18 +165,14 @@ make_process (const struct sb_options *o, const struct sb_bundle *b)
   return p;
 }
 
-uint64_t
-sb_policy_cgroup_memory (const struct sb_options *o, const struct sb_bundle *b)
-{
-  return o->memory + o->tmp_size + SB_SHM_SIZE
-         + (b->ephemeral_work ? o->disk : 0);
-}
-
 static oci_resources *
 make_resources (const struct sb_options *o, const struct sb_bundle *b)
 {
   oci_resources *r = xcalloc (1, sizeof *r);
-  int64_t mem = (int64_t) sb_policy_cgroup_memory (o, b);
+  /* --memory bounds all the sandbox holds in RAM: its /tmp, /dev/shm and an
+   * ephemeral /work are tmpfs, whose pages are charged to the writer's cgroup,
+   * so they count against it (docs/sandbox.md, "Memory"). */
+  int64_t mem = (int64_t) o->memory;
 
   r->memory = xcalloc (1, sizeof *r->memory);
   r->memory->limit = (oci_opt_i64){ true, mem };
@@ -276,7 +272,6 @@ describe_limits (yajl_gen g, const struct sb_options *o,
   yajl_gen_map_open (g);
   describe_size (g, "timeout_ms", (uint64_t) o->timeout_ms);
   describe_size (g, "memory_bytes", o->memory);
-  describe_size (g, "cgroup_memory_bytes", sb_policy_cgroup_memory (o, b));
   sr_json_gen_str (g, "cpus");
   if (o->cpus_milli > 0)
     yajl_gen_double (g, (double) o->cpus_milli / 1000);
