@@ -126,8 +126,7 @@ limit_message (const struct sb_receipt *r, const char *cmd)
   if (strcmp (l, "memory") == 0)
     return sz = sb_format_size (o->memory),
            xasprintf ("%s was killed by the kernel when the sandbox used its "
-                      "%s memory limit (files in /tmp and /work are kept in "
-                      "memory and count against it)",
+                      "%s memory limit",
                       cmd, sz);
   if (strcmp (l, "cpu") == 0)
     return xasprintf ("%s used its %llu s of CPU time and was stopped", cmd,
