@@ -4,6 +4,7 @@
  * server's options come first and the timeout is capped. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,6 +346,19 @@ put_file (const char *dir, const char *rel, const void *buf, size_t len,
   return 0;
 }
 
+/* The sandbox writes to a --workdir as the directory's owner and refuses
+ * one of root's (its files would be root's on the host): a server running
+ * as root hands its private working directory to nobody. */
+#define WORK_OWNER 65534
+
+static int
+give_to_owner (const char *path, const struct stat *st, int flag,
+               struct FTW *ftw)
+{
+  (void) st, (void) flag, (void) ftw;
+  return lchown (path, WORK_OWNER, WORK_OWNER) < 0 ? -1 : 0;
+}
+
 static int
 prepare_files (struct mcp_job *j, yajl_val files, sr_error **err)
 {
@@ -368,6 +382,8 @@ prepare_files (struct mcp_job *j, yajl_val files, sr_error **err)
       if (put_file (work, rel, body, strlen (body), err) < 0)
         return sr_wrap (err, "\"files\""), errno == EEXIST ? -1 : -2;
     }
+  if (geteuid () == 0 && nftw (work, give_to_owner, 16, FTW_PHYS) != 0)
+    return sr_fail (err, errno, "hand the working directory to nobody"), -2;
   return 0;
 }
 
