@@ -165,15 +165,23 @@ cg_file() {
 	run runtime_of rt-$$
 	[[ $output == sandrun || $output == "$RUNTIME" ]] || fail "runtime: $output"
 	# sandrun keeps the container's state.json under the --root the engine
-	# passes it (Docker: its exec root; podman: its run root).
+	# passes it (Docker: under its exec root) or its default, /run/sandrun
+	# (podman passes none).
 	local id
 	id=$(eng inspect -f '{{.Id}}' rt-$$)
-	[[ -n $(find "$ENG_DIR" -path "*/$id/state.json" 2>/dev/null) ]] ||
-		fail "no sandrun state.json for $id under $ENG_DIR"
+	[[ -n $(find "$ENG_DIR" /run/sandrun -path "*/$id/state.json" 2>/dev/null) ]] ||
+		fail "no sandrun state.json for $id"
 	run eng rm -f rt-$$
 	assert_success
-	[[ -z $(find "$ENG_DIR" -path "*/$id/state.json" 2>/dev/null) ]] ||
+	[[ -z $(find "$ENG_DIR" /run/sandrun -path "*/$id*" 2>/dev/null) ]] ||
 		fail "sandrun state of $id left behind"
+}
+
+@test "$ENGINE: --runtime PATH selects sandrun for one command" {
+	[[ $ENGINE == podman ]] || skip "Docker takes only runtimes registered in daemon.json (the test above)"
+	run eng --runtime "$RUNTIME" run --rm "$IMAGE" echo by-path
+	assert_success
+	assert_output_equals by-path
 }
 
 @test "$ENGINE: output, stderr and the exit status" {
@@ -253,7 +261,13 @@ cg_file() {
 	[[ $status -eq 137 ]] || fail "status $status: $output"
 	run eng inspect -f '{{.State.OOMKilled}} {{.State.ExitCode}}' "$n"
 	eng rm -f "$n" >/dev/null
-	assert_output_equals "true 137"
+	if [[ $ENGINE == podman && $(stat -fc %T /sys/fs/cgroup) != cgroup2fs ]]; then
+		# podman 4.3's conmon misses the OOM event on a cgroup v1 host
+		# with every runtime (crun and runc alike): only the 137 is asserted.
+		assert_output_contains " 137"
+	else
+		assert_output_equals "true 137"
+	fi
 }
 
 @test "$ENGINE: --pids-limit stops a fork bomb" {
@@ -312,11 +326,16 @@ cg_file() {
 	run eng run --rm --security-opt seccomp=unconfined "$IMAGE" sh -c 'grep Seccomp: /proc/self/status'
 	assert_success
 	assert_output_contains 0
-	# The default profiles refuse unshare(2) without CAP_SYS_ADMIN, which
-	# a user namespace alone does not need.
-	run eng run --rm "$IMAGE" unshare -U true
+	# A profile given to the engine reaches the runtime: mkdir(2) and
+	# mkdirat(2) refused with EACCES, everything else allowed.
+	cat >"$BATS_TEST_TMPDIR/seccomp.json" <<-EOF
+		{ "defaultAction": "SCMP_ACT_ALLOW", "syscalls": [
+		  { "names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 13 } ] }
+	EOF
+	run eng run --rm --security-opt "seccomp=$BATS_TEST_TMPDIR/seccomp.json" "$IMAGE" mkdir /x
 	assert_failure
-	run eng run --rm --security-opt seccomp=unconfined "$IMAGE" unshare -U true
+	assert_output_contains "Permission denied"
+	run eng run --rm "$IMAGE" mkdir /x
 	assert_success
 }
 
@@ -358,9 +377,9 @@ cg_file() {
 	run eng run --rm --uidmap 0:100000:65536 --gidmap 0:100000:65536 "$IMAGE" \
 		sh -c 'cat /proc/self/uid_map; touch /x && ls -n /x'
 	assert_success
-	[[ $output == *"0     100000      65536"* || $output == *"0 100000 65536"* ]] ||
-		[[ $(tr -s ' ' <<<"${output%%$'\n'*}") == " 0 100000 65536" ]] || fail "uid_map: $output"
-	assert_output_contains " 0 0 "
+	[[ $(tr -s ' ' <<<"${output%%$'\n'*}") == " 0 100000 65536" ]] || fail "uid_map: $output"
+	# The container's root owns what it creates (host uid 100000).
+	[[ $output =~ [[:space:]]0[[:space:]]+0[[:space:]] ]] || fail "owner of /x: $output"
 }
 
 @test "$ENGINE: user namespace with --userns=auto" {
