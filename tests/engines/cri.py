@@ -89,7 +89,11 @@ def main():
             response = call(request, timeout=timeout)
         except grpc.RpcError as e:
             sys.exit(f"cri.py: {name}: {e.code().name}: {e.details()}")
-    print(json_format.MessageToJson(response, indent=None))
+    print(
+        json_format.MessageToJson(
+            response, indent=None, including_default_value_fields=True
+        )
+    )
 
 
 if __name__ == "__main__":
