@@ -9,8 +9,10 @@
 # suite against an ASan+UBSan build), cgroupv2 (the cgroup-dependent and
 # attack tests inside a pure cgroup v2 guest, ../shared/tools/vm-run), fuzz
 # (each libFuzzer target for FUZZ_SECONDS), soak (SOAK_COUNT create/start/
-# delete cycles).  It installs what it needs from Debian first, builds out of
-# tree under tests/.work/, and ends with the line "N passed, M failed" (and
+# delete cycles), engines (podman, Docker, containerd and its CRI plugin
+# driving sandrun end to end: tests/engines, `make check-engines`).  It
+# installs what it needs from Debian first, builds out of tree under
+# tests/.work/, and ends with the line "N passed, M failed" (and
 # ", K skipped"); the exit status is non-zero when anything failed.
 set -uo pipefail
 
@@ -19,7 +21,7 @@ cd "$repo"
 work=$repo/tests/.work
 logs=$work/logs
 mkdir -p "$logs"
-SECTIONS=${SECTIONS:-unit integration asan cgroupv2 fuzz soak}
+SECTIONS=${SECTIONS:-unit integration engines asan cgroupv2 fuzz soak}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 export SOAK_COUNT=${SOAK_COUNT:-50}
 vm_run=$(cd "$repo/.." && pwd)/shared/tools/vm-run
@@ -150,6 +152,15 @@ if wants integration; then
 	say "integration tests (this host: cgroup $(stat -fc %T /sys/fs/cgroup))"
 	# shellcheck disable=SC2046
 	run_tap integration timeout 3600 "${bats_cmd[@]}" --tap $(integration_files)
+fi
+
+if wants engines; then
+	say "engines: podman, Docker, containerd, CRI"
+	for e in containerd docker podman; do
+		# The churn comparison (100 containers) is one long test.
+		BATS_TEST_TIMEOUT=600 run_tap "engines-$e" timeout 900 tests/engines/run.sh "$e"
+		grep '^# benchmark' "$logs/engines-$e.tap"
+	done
 fi
 
 if wants asan; then

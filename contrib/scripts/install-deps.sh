@@ -7,7 +7,10 @@ build=(build-essential autoconf automake pkg-config
 	libseccomp-dev libyajl-dev libcap-dev libsystemd-dev)
 runtime=(busybox-static)
 tests=(bats jq iproute2 procps util-linux clang libclang-rt-14-dev podman
-	dbus-daemon) # dbus-daemon: the fake systemd's bus (cgroups_systemd.bats)
+	dbus-daemon # dbus-daemon: the fake systemd's bus (cgroups_systemd.bats)
+	# tests/engines: the engines, crun for the churn comparison, tini-static
+	# for podman --init, python3-grpcio for the CRI client
+	docker.io containerd crun tini python3-grpcio)
 want=("${build[@]}" "${runtime[@]}")
 [[ ${1:-} == --tests ]] && want+=("${tests[@]}")
 
@@ -20,4 +23,14 @@ done
 echo "installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
+# Packages with daemons (docker.io, containerd) must not start them: the
+# tests start their own, and a system dockerd would add iptables rules and a
+# bridge to the host.  Where no policy-rc.d says so already, one does for the
+# time of the install.
+policy=/usr/sbin/policy-rc.d
+if [[ ! -e $policy ]]; then
+	printf '#!/bin/sh\nexit 101\n' >"$policy"
+	chmod 755 "$policy"
+	trap 'rm -f "$policy"' EXIT
+fi
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
