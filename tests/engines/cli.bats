@@ -74,13 +74,13 @@ write_client() {
 	if [[ $ENGINE == docker ]]; then
 		cat >"$ENG_DIR/eng" <<-EOF
 			#!/bin/bash
-			timeout \${ENG_FOREGROUND:+--foreground} $ENG_TIMEOUT /usr/bin/docker \\
+			timeout -k 10 \${ENG_FOREGROUND:+--foreground} $ENG_TIMEOUT /usr/bin/docker \\
 				-H unix://$ENG_DIR/docker.sock "\$@" 2> >(grep -v 'IPv4 forwarding is disabled' >&2)
 		EOF
 	else
 		cat >"$ENG_DIR/eng" <<-EOF
 			#!/bin/bash
-			CONTAINERS_CONF=$ENG_DIR/containers.conf exec timeout \${ENG_FOREGROUND:+--foreground} \\
+			CONTAINERS_CONF=$ENG_DIR/containers.conf exec timeout -k 10 \${ENG_FOREGROUND:+--foreground} \\
 				$ENG_TIMEOUT /usr/bin/podman --root $ENG_DIR/root --runroot $ENG_DIR/run \\
 				--tmpdir $ENG_DIR/tmp --storage-driver vfs "\$@"
 		EOF
@@ -207,7 +207,7 @@ cg_file() {
 @test "$ENGINE: -it under a pty: a terminal, its size, and its output" {
 	# The client sets the size after the start: wait for it (10 s at most).
 	local inner='tty; i=0; until stty size 2>/dev/null | grep -qx "33 91"; do i=$((i+1)); [ $i -gt 100 ] && break; sleep 0.1; done; echo size $(stty size); exit 3'
-	run timeout "$ENG_TIMEOUT" script -qefc "stty cols 91 rows 33; ENG_FOREGROUND=1 $ENG_DIR/eng run --rm -it $IMAGE sh -c '$inner'" /dev/null </dev/null
+	run timeout -k 10 "$ENG_TIMEOUT" script -qefc "stty cols 91 rows 33; ENG_FOREGROUND=1 $ENG_DIR/eng run --rm -it $IMAGE sh -c '$inner'" /dev/null </dev/null
 	[[ $output == *"/dev/pts/0"* ]] || fail "no terminal: $output"
 	[[ $output == *"size 33 91"* ]] || fail "terminal size not passed: $output"
 	[[ $status -eq 3 ]] || fail "status $status: $output"

@@ -126,7 +126,7 @@ ctr() {
 ctr_ns() {
 	local ns=$1
 	shift
-	timeout "$ENG_TIMEOUT" /usr/bin/ctr -a "$ENG_DIR/containerd.sock" -n "$ns" "$@"
+	timeout -k 10 "$ENG_TIMEOUT" /usr/bin/ctr -a "$ENG_DIR/containerd.sock" -n "$ns" "$@"
 }
 
 # ctr_run [CTR-RUN-OPTION...] -- ID [CMD...]: `ctr run` with sandrun.
@@ -146,7 +146,7 @@ ctr_run() {
 
 # cri SERVICE/METHOD JSON: one CRI call; the response as JSON.
 cri() {
-	CRI_TIMEOUT=$ENG_TIMEOUT timeout "$ENG_TIMEOUT" /usr/bin/python3 \
+	CRI_TIMEOUT=$ENG_TIMEOUT timeout -k 10 "$ENG_TIMEOUT" /usr/bin/python3 \
 		"$BATS_TEST_DIRNAME/cri.py" "$ENG_DIR/containerd.sock" "$@"
 }
 
@@ -159,14 +159,17 @@ cri() {
 }
 
 @test "ctr: piped stdin" {
-	printf 'a\nb\nc\n' >"$BATS_TEST_TMPDIR/in"
-	run ctr_run --rm -- c-in-$$ wc -l <"$BATS_TEST_TMPDIR/in"
+	# ctr closes the task's stdin at EOF only once the task exists (its
+	# closer is set after NewTask): end the input when the task runs.
+	local id=c-in-$$
+	run ctr_run --rm -- "$id" wc -l < <(printf 'a\nb\nc\n'
+		wait_until 60 eval "ctr task ls | grep -q '^$id .*RUNNING'")
 	assert_success
 	assert_output_equals 3
 }
 
 @test "ctr: -t under a pty" {
-	run timeout "$ENG_TIMEOUT" script -qefc "/usr/bin/ctr -a $ENG_DIR/containerd.sock -n $CTR_NS run --rm -t --runtime io.containerd.runc.v2 --runc-binary $RUNTIME --runc-root $ENG_DIR/runc --snapshotter native --cgroup /$ENG_CGROUP/c-tty-$$ $IMAGE c-tty-$$ sh -c 'tty; exit 3'" /dev/null </dev/null
+	run timeout -k 10 "$ENG_TIMEOUT" script -qefc "/usr/bin/ctr -a $ENG_DIR/containerd.sock -n $CTR_NS run --rm -t --runtime io.containerd.runc.v2 --runc-binary $RUNTIME --runc-root $ENG_DIR/runc --snapshotter native --cgroup /$ENG_CGROUP/c-tty-$$ $IMAGE c-tty-$$ sh -c 'tty; exit 3'" /dev/null </dev/null
 	[[ $output == *"/dev/pts/0"* ]] || fail "no terminal: $output"
 	[[ $status -eq 3 ]] || fail "status $status: $output"
 }
