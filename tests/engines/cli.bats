@@ -21,8 +21,10 @@ setup_file() {
 	eng_setup_dir
 	export BRIDGE=srb${ENG_DIR##*.}
 	export ENG_CGROUP=sre-${ENG_DIR##*.}
+	eng_note_dir /run/containerd/fifo
 	eng_note_dir /run/containerd/s
 	eng_note_dir /run/containerd
+	eng_note_sockets /run/containerd/s
 	local c
 	for c in /sys/fs/cgroup/*/; do
 		eng_note_dir "${c}libpod_parent"
@@ -420,5 +422,5 @@ cg_file() {
 	fi
 	s=$(churn sandrun 50 eng run --rm --network none "$IMAGE" true) || fail "$s"
 	c=$(churn crun 50 eng run --rm --runtime "$crun_rt" --network none "$IMAGE" true) || fail "$c"
-	echo "# benchmark $ENGINE: 50 x run --rm: sandrun $s ms/container, crun $c ms/container" >&3
+	echo "# benchmark $ENGINE: 50 x run --rm: sandrun $s ms/container, crun $c ms/container$(churn_crun_note)" >&3
 }

@@ -21,8 +21,10 @@ setup_file() {
 	command -v containerd >/dev/null || return 0
 	eng_setup_dir
 	export ENG_CGROUP=sre-${ENG_DIR##*.}
+	eng_note_dir /run/containerd/fifo
 	eng_note_dir /run/containerd/s
 	eng_note_dir /run/containerd
+	eng_note_sockets /run/containerd/s
 	eng_rootfs_tar || return 1
 	"$BATS_TEST_DIRNAME/mkoci.sh" "$ENG_DIR/rootfs.tar" "$ENG_DIR/busybox.oci" "$IMAGE" sh &&
 		"$BATS_TEST_DIRNAME/mkoci.sh" "$ENG_DIR/rootfs.tar" "$ENG_DIR/pause.oci" "$PAUSE_IMAGE" \
@@ -139,7 +141,7 @@ ctr_run() {
 	shift
 	local id=$1
 	shift
-	ctr run --runtime io.containerd.runc.v2 --runc-binary "${CTR_RUNC:-$RUNTIME}" \
+	ctr run --fifo-dir "$ENG_DIR/fifo" --runtime io.containerd.runc.v2 --runc-binary "${CTR_RUNC:-$RUNTIME}" \
 		--runc-root "$ENG_DIR/runc" --snapshotter native \
 		--cgroup "/$ENG_CGROUP/$id" "${opts[@]}" "$IMAGE" "$id" "$@"
 }
@@ -169,7 +171,7 @@ cri() {
 }
 
 @test "ctr: -t under a pty" {
-	run timeout -k 10 "$ENG_TIMEOUT" script -qefc "/usr/bin/ctr -a $ENG_DIR/containerd.sock -n $CTR_NS run --rm -t --runtime io.containerd.runc.v2 --runc-binary $RUNTIME --runc-root $ENG_DIR/runc --snapshotter native --cgroup /$ENG_CGROUP/c-tty-$$ $IMAGE c-tty-$$ sh -c 'tty; exit 3'" /dev/null </dev/null
+	run timeout -k 10 "$ENG_TIMEOUT" script -qefc "/usr/bin/ctr -a $ENG_DIR/containerd.sock -n $CTR_NS run --rm -t --fifo-dir $ENG_DIR/fifo --runtime io.containerd.runc.v2 --runc-binary $RUNTIME --runc-root $ENG_DIR/runc --snapshotter native --cgroup /$ENG_CGROUP/c-tty-$$ $IMAGE c-tty-$$ sh -c 'tty; exit 3'" /dev/null </dev/null
 	[[ $output == *"/dev/pts/0"* ]] || fail "no terminal: $output"
 	[[ $status -eq 3 ]] || fail "status $status: $output"
 }
@@ -179,10 +181,10 @@ cri() {
 	run ctr_run -d --env FOO=bar --cwd /tmp -- "$id" sleep 1000
 	assert_success
 	[[ -f $ENG_DIR/runc/$CTR_NS/$id/state.json ]] || fail "no sandrun state under the shim's root"
-	run ctr task exec --exec-id e1 "$id" sh -c 'echo $FOO $(pwd)'
+	run ctr task exec --fifo-dir "$ENG_DIR/fifo" --exec-id e1 "$id" sh -c 'echo $FOO $(pwd)'
 	assert_success
 	assert_output_equals "bar /tmp"
-	run ctr task exec --exec-id e2 "$id" sh -c 'exit 4'
+	run ctr task exec --fifo-dir "$ENG_DIR/fifo" --exec-id e2 "$id" sh -c 'exit 4'
 	[[ $status -eq 4 ]] || fail "exec status $status: $output"
 	run ctr task pause "$id"
 	assert_success
@@ -279,7 +281,7 @@ ctr_remove() {
 	containerd_start || fail "containerd did not come back"
 	run ctr task ls
 	[[ $output == *"$id"*"$pid"*RUNNING* ]] || fail "after restart: $output"
-	run ctr task exec --exec-id e1 "$id" echo after-restart
+	run ctr task exec --fifo-dir "$ENG_DIR/fifo" --exec-id e1 "$id" echo after-restart
 	assert_output_equals after-restart
 	ctr task kill -s KILL "$id"
 	wait_until 30 eval "ctr task ls | grep -q '$id.*STOPPED'"
@@ -361,5 +363,5 @@ pod_config() {
 	crun_rt=$(crun_for_engines "$ENG_DIR/crun")
 	s=$(churn sandrun 50 ctr_run --rm -- churn-$$ true) || fail "$s"
 	c=$(CTR_RUNC=$crun_rt churn crun 50 ctr_run --rm -- churn-$$ true) || fail "$c"
-	echo "# benchmark containerd: 50 x ctr run --rm: sandrun $s ms/container, crun $c ms/container" >&3
+	echo "# benchmark containerd: 50 x ctr run --rm: sandrun $s ms/container, crun $c ms/container$(churn_crun_note)" >&3
 }

@@ -83,6 +83,12 @@ eng_mounts() {
 	awk -v d="$ENG_DIR" 'index($2, d) == 1 { print $2 }' /proc/self/mounts
 }
 
+# churn_crun_note: how crun was called, for the benchmark line.
+churn_crun_note() {
+	[[ -z $(cat /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null) ]] ||
+		echo " (crun through a mount-namespace wrapper: this hybrid host's cgroup2 root has controllers)"
+}
+
 # churn NAME COUNT CMD...: run CMD COUNT times, print one benchmark line with
 # the time per container in ms; 1 when a run failed.
 churn() {
@@ -102,8 +108,9 @@ churn() {
 # crun_for_engines PATH: a crun an engine can call on this host.  crun 1.8
 # refuses to run on a cgroup v1 hybrid host whose v2 hierarchy has controllers
 # enabled; there the wrapper runs each crun call in a private mount namespace
-# with the v2 hierarchy covered (the host's mounts are untouched).  Prints the
-# path to give the engine.
+# with the v2 hierarchy covered (the host's mounts are untouched), which adds
+# an unshare and a mount to each crun call: churn_crun_note says so in the
+# benchmark line.  Prints the path to give the engine.
 crun_for_engines() {
 	local wrap=$1
 	if [[ -z $(cat /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null) ]]; then
@@ -158,9 +165,30 @@ eng_remove_noted() {
 	done < <(sort -r "$ENG_DIR/created-dirs")
 }
 
+# eng_note_sockets DIR / eng_remove_dead_sockets: the shims' sockets in DIR
+# (/run/containerd/s, whatever containerd's address) that appeared during the
+# file and that nobody listens on any more: a shim killed by SIGKILL leaves
+# its socket.
+eng_note_sockets() {
+	ls "$1" >"$ENG_DIR/sockets-before" 2>/dev/null || true
+	echo "$1" >"$ENG_DIR/sockets-dir"
+}
+
+eng_remove_dead_sockets() {
+	local dir f listening
+	dir=$(cat "$ENG_DIR/sockets-dir" 2>/dev/null) || return 0
+	listening=$(ss -xlH 2>/dev/null)
+	for f in "$dir"/*; do
+		[[ -S $f ]] || continue
+		grep -qxF "$(basename "$f")" "$ENG_DIR/sockets-before" && continue
+		grep -qF "$f" <<<"$listening" || rm -f "$f"
+	done
+}
+
 # eng_teardown: the common end of every engine file.
 eng_teardown() {
 	eng_kill_strays
+	eng_remove_dead_sockets
 	eng_remove_cgroups
 	eng_remove_noted
 	eng_cleanup_dir
