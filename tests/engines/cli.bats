@@ -21,6 +21,7 @@ setup_file() {
 	eng_setup_dir
 	export BRIDGE=srb${ENG_DIR##*.}
 	export ENG_CGROUP=sre-${ENG_DIR##*.}
+	eng_note_dir /etc/docker/key.json
 	eng_note_dir /run/containerd/fifo
 	eng_note_dir /run/containerd/s
 	eng_note_dir /run/containerd

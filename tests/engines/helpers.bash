@@ -151,8 +151,9 @@ eng_remove_cgroups() {
 }
 
 # eng_note_dir PATH / eng_remove_noted: remove at the end the directories
-# an engine creates outside $ENG_DIR (/run/containerd/s for shim sockets,
-# podman's default cgroup parent), only if they did not exist before.
+# (empty) and files an engine creates outside $ENG_DIR (/run/containerd/s for
+# shim sockets, dockerd's /etc/docker/key.json), only if they did not exist
+# before.
 eng_note_dir() {
 	[[ -e $1 ]] || echo "$1" >>"$ENG_DIR/created-dirs"
 }
@@ -161,7 +162,11 @@ eng_remove_noted() {
 	local d
 	[[ -f $ENG_DIR/created-dirs ]] || return 0
 	while read -r d; do
-		rmdir "$d" 2>/dev/null
+		if [[ -d $d ]]; then
+			rmdir "$d" 2>/dev/null
+		else
+			rm -f "$d"
+		fi
 	done < <(sort -r "$ENG_DIR/created-dirs")
 }
 
