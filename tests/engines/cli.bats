@@ -385,13 +385,32 @@ cg_file() {
 	[[ $output =~ [[:space:]]0[[:space:]]+0[[:space:]] ]] || fail "owner of /x: $output"
 }
 
+# SUBID_LINE: podman's --userns=auto takes its ranges from the user
+# "containers" in /etc/subuid and /etc/subgid.  Where the host has none, the
+# test adds this one for its own duration and removes exactly it afterwards.
+SUBID_LINE=containers:2000000000:1000000
+
+teardown() {
+	if [[ -n ${SUBID_ADDED:-} ]]; then
+		sed -i "/^$SUBID_LINE\$/d" /etc/subuid /etc/subgid
+	fi
+}
+
 @test "$ENGINE: user namespace with --userns=auto" {
 	[[ $ENGINE == podman ]] || skip "Docker maps users for the whole daemon (--userns-remap), not per container"
-	grep -q '^containers:' /etc/subuid 2>/dev/null ||
-		skip "--userns=auto needs a 'containers' range in /etc/subuid, which this host does not have"
-	run eng run --rm --userns=auto "$IMAGE" cat /proc/self/uid_map
+	if ! grep -q '^containers:' /etc/subuid 2>/dev/null || ! grep -q '^containers:' /etc/subgid 2>/dev/null; then
+		grep -q '^containers:' /etc/subuid /etc/subgid 2>/dev/null &&
+			skip "only one of /etc/subuid and /etc/subgid has a 'containers' range"
+		SUBID_ADDED=1
+		echo "$SUBID_LINE" >>/etc/subuid
+		echo "$SUBID_LINE" >>/etc/subgid
+	fi
+	run eng run --rm --network none --userns=auto "$IMAGE" sh -c 'cat /proc/self/uid_map; touch /x && ls -n /x'
 	assert_success
-	[[ $output != *" 0 "*"0 "* ]] || fail "uid_map: $output"
+	local map
+	map=$(tr -s ' ' <<<"${output%%$'\n'*}")
+	[[ $map =~ ^\ 0\ [1-9][0-9]*\ [0-9]+$ ]] || fail "uid_map: $output"
+	[[ $output =~ [[:space:]]0[[:space:]]+0[[:space:]] ]] || fail "owner of /x: $output"
 }
 
 @test "$ENGINE: restart of the engine with a container running" {
