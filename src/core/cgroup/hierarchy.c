@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "util/mountinfo.h"
 #include "sandrun/util.h"
 
 #define CGROUP_ROOT "/sys/fs/cgroup"
@@ -81,67 +82,20 @@ struct mount_entry
   char *superopts;
 };
 
-/* In place: mountinfo escapes ' ', '\t', '\n' and '\\' as \ooo. */
-static void
-unescape_octal (char *s)
-{
-  char *w = s;
-  for (char *r = s; *r; r++)
-    {
-      if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0'
-          && r[2] <= '7' && r[3] >= '0' && r[3] <= '7')
-        {
-          *w++ = (char) ((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-          r += 3;
-        }
-      else
-        *w++ = *r;
-    }
-  *w = '\0';
-}
-
-/* Fields: id parent maj:min root point opts [optional...] - fstype src super */
+/* A cgroup or cgroup2 line of mountinfo. */
 static bool
 parse_mount_line (char *line, struct mount_entry *m)
 {
-  char *f[6] = { 0 };
-  char *save = NULL;
-  char *t = strtok_r (line, " ", &save);
-  for (int i = 0; i < 6 && t != NULL; i++)
-    {
-      f[i] = t;
-      t = strtok_r (NULL, " ", &save);
-    }
-  while (t != NULL && strcmp (t, "-") != 0)
-    t = strtok_r (NULL, " ", &save);
-  char *fstype = t ? strtok_r (NULL, " ", &save) : NULL;
-  char *source = fstype ? strtok_r (NULL, " ", &save) : NULL;
-  char *super = source ? strtok_r (NULL, " ", &save) : NULL;
-  if (f[5] == NULL || super == NULL)
+  struct sr_mountinfo mi;
+  if (!sr_mountinfo_parse (line, &mi))
     return false;
-  if (strcmp (fstype, "cgroup") != 0 && strcmp (fstype, "cgroup2") != 0)
+  if (strcmp (mi.fstype, "cgroup") != 0 && strcmp (mi.fstype, "cgroup2") != 0)
     return false;
-  unescape_octal (f[3]);
-  unescape_octal (f[4]);
-  m->root = f[3];
-  m->point = f[4];
-  m->v2 = strcmp (fstype, "cgroup2") == 0;
-  m->superopts = super;
+  m->root = mi.root;
+  m->point = mi.point;
+  m->v2 = strcmp (mi.fstype, "cgroup2") == 0;
+  m->superopts = mi.superopts;
   return true;
-}
-
-static bool
-opts_contain (const char *superopts, const char *want)
-{
-  size_t wl = strlen (want);
-  for (const char *p = superopts; *p;)
-    {
-      size_t l = strcspn (p, ",");
-      if (l == wl && memcmp (p, want, wl) == 0)
-        return true;
-      p += l + (p[l] == ',');
-    }
-  return false;
 }
 
 static bool
@@ -155,7 +109,7 @@ mount_matches (const struct mount_entry *m, bool v2, const char *key)
   char *save = NULL;
   for (char *t = strtok_r (copy, ",", &save); t != NULL;
        t = strtok_r (NULL, ",", &save))
-    if (!opts_contain (m->superopts, t))
+    if (!sr_mountinfo_has_opt (m->superopts, t))
       return false;
   return true;
 }
