@@ -229,3 +229,28 @@ userns_mappings='.linux.uidMappings = [{"containerID": 0, "hostID": 100000, "siz
 	assert_failure
 	assert_no_leftovers
 }
+
+# runc and crun refuse these: the config's hostname and domainname fields
+# say what the uts namespace holds, and a sysctl must not contradict them.
+@test "sysctl: kernel.hostname is refused, as runc and crun refuse it" {
+	update_config '.linux.sysctl = {"kernel.hostname": "other"}'
+	run --separate-stderr runtime_stdout_to_file create -b "$BUNDLE" "$CID"
+	assert_failure
+	assert_one_error_line kernel.hostname
+	assert_no_leftovers
+}
+
+@test "sysctl: kernel.domainname is refused when the config sets domainname" {
+	update_config '.domainname = "example" | .linux.sysctl = {"kernel.domainname": "other"}'
+	run --separate-stderr runtime_stdout_to_file create -b "$BUNDLE" "$CID"
+	assert_failure
+	assert_one_error_line kernel.domainname
+	assert_no_leftovers
+}
+
+@test "sysctl: kernel.domainname without a domainname field is set" {
+	update_config '.linux.sysctl = {"kernel.domainname": "sysctl-dom"}'
+	run_in_container 'cat /proc/sys/kernel/domainname'
+	assert_success
+	[[ $output == sysctl-dom ]] || fail "$output"
+}
