@@ -52,6 +52,10 @@ int sr_validate_id (const char *id, sr_error **err);
  * exists"), returns the locked directory fd. */
 int sr_store_reserve (sr_store *store, const char *id, sr_error **err);
 
+/* "container ID does not exist", errnum ENOENT (the message has no
+ * strerror: a missing container is not a system error). */
+int sr_fail_no_container (sr_error **err, const char *id);
+
 /* Open an existing container's directory ("container \"ID\" does not
  * exist"), locked when `exclusive` (readers take no lock). */
 int sr_store_lock (sr_store *store, const char *id, bool exclusive,

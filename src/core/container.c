@@ -92,7 +92,7 @@ sr_container_load (const struct sr_globals *g, const char *id, bool exclusive,
       if (err != NULL && *err != NULL && (*err)->errnum == ENOENT)
         {
           sr_error_freep (err);
-          return sr_fail (err, 0, "container \"%s\" does not exist", id);
+          return sr_fail_no_container (err, id);
         }
       return -1;
     }
@@ -333,6 +333,13 @@ sr_container_delete (const struct sr_globals *g, const char *id, bool force, sr_
         {
           sr_error_freep (err);
           return sr_store_remove (&c.store, id, err) < 0 ? sr_wrap (err, "delete \"%s\"", id) : 0;
+        }
+      /* Engines' cleanup paths delete blindly: a container that is not
+       * there is already deleted (runc and crun exit 0 too). */
+      if (force && c.dirfd < 0 && sr_error_errno (*err) == ENOENT)
+        {
+          sr_error_freep (err);
+          return 0;
         }
       return sr_wrap (err, "delete \"%s\"", id);
     }

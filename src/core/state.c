@@ -119,6 +119,15 @@ sr_store_reserve (sr_store *store, const char *id, sr_error **err)
 }
 
 int
+sr_fail_no_container (sr_error **err, const char *id)
+{
+  sr_fail (err, 0, "container \"%s\" does not exist", id);
+  if (err != NULL && *err != NULL)
+    (*err)->errnum = ENOENT;
+  return -1;
+}
+
+int
 sr_store_lock (sr_store *store, const char *id, bool exclusive, sr_error **err)
 {
   _cleanup_close_ int fd
@@ -126,7 +135,7 @@ sr_store_lock (sr_store *store, const char *id, bool exclusive, sr_error **err)
   if (fd < 0)
     {
       if (errno == ENOENT)
-        return sr_fail (err, 0, "container \"%s\" does not exist", id);
+        return sr_fail_no_container (err, id);
       return sr_fail (err, errno, "open container directory \"%s\"", id);
     }
   /* Readers take no lock: records are replaced atomically, and a reader
@@ -136,7 +145,7 @@ sr_store_lock (sr_store *store, const char *id, bool exclusive, sr_error **err)
   /* A delete that won the lock first removed the directory under us. */
   struct stat st;
   if (fstat (fd, &st) == 0 && st.st_nlink == 0)
-    return sr_fail (err, 0, "container \"%s\" does not exist", id);
+    return sr_fail_no_container (err, id);
   return steal_fd (&fd);
 }
 
