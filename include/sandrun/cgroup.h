@@ -94,6 +94,10 @@ int sr_cgroup_kill (const sr_cgroup *cg, int signo, sr_error **err);
  * cgroup.freeze), waiting (bounded) until the state has settled. */
 int sr_cgroup_freeze (const sr_cgroup *cg, bool frozen, sr_error **err);
 
+/* Whether create joined a cgroup that had processes already (with a
+ * warning): delete must then leave those processes and the cgroup. */
+bool sr_cgroup_shared (const sr_cgroup *cg);
+
 /* Whether the cgroup is frozen now (false when it does not exist): what
  * `state` reports as "paused". */
 int sr_cgroup_frozen (const sr_cgroup *cg, bool *frozen, sr_error **err);

@@ -30,6 +30,7 @@ typedef struct
   char *cgroup_path;              /* NULL until the cgroup exists */
   bool created_done;              /* create finished (else: creating) */
   bool systemd_cgroup;
+  bool cgroup_shared;             /* the cgroup had other processes at create */
   oci_map annotations;
 } sr_record;
 

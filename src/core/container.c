@@ -290,10 +290,12 @@ sr_container_destroy (sr_container *c, const oci_config *cfg, sr_error **err)
   _cleanup_cgroup_ sr_cgroup *cg = NULL;
 
   /* A create that never finished may have recorded a cgroup it did not get
-   * to make: only its own init is killed then (by pid, below), never
-   * whatever else sits in a cgroup of that name. */
+   * to make, and a shared cgroup holds others' processes: only the
+   * container's own init is killed then (by pid, below), never whatever
+   * else sits in that cgroup. */
+  bool own_cgroup = c->rec.created_done && !c->rec.cgroup_shared;
   if (c->rec.cgroup_path != NULL && sr_cgroup_open (c->rec.cgroup_path, &cg, NULL) == 0
-      && c->rec.created_done)
+      && own_cgroup)
     {
       sr_cgroup_freeze (cg, false, NULL);
       sr_cgroup_kill (cg, SIGKILL, NULL);
@@ -303,7 +305,7 @@ sr_container_destroy (sr_container *c, const oci_config *cfg, sr_error **err)
       signal_init (&c->rec, SIGKILL, NULL);
       wait_gone (c->rec.pid, c->rec.start_time, 5000);
     }
-  if (cg != NULL && !c->rec.created_done && cgroup_in_use (cg))
+  if (cg != NULL && !own_cgroup && cgroup_in_use (cg))
     {
       sr_debug ("delete \"%s\": cgroup %s has processes of someone else: left alone",
                 c->rec.id, c->rec.cgroup_path);

@@ -214,6 +214,7 @@ allocate (struct create_txn *t, sr_error **err)
           l ? l->devices_len : 0, &t->cg, err)
       < 0)
     return sr_wrap (err, "cgroup");
+  t->c.rec.cgroup_shared = sr_cgroup_shared (t->cg);
 
   if (l != NULL && l->seccomp != NULL)
     {

@@ -261,6 +261,7 @@ sr_record_write (int dirfd, const sr_record *rec, sr_error **err)
   gen_str (g, "cgroup_path", rec->cgroup_path);
   gen_bool (g, "created_done", rec->created_done);
   gen_bool (g, "systemd_cgroup", rec->systemd_cgroup);
+  gen_bool (g, "cgroup_shared", rec->cgroup_shared);
   yajl_gen_string (g, (const unsigned char *) "annotations", 11);
   yajl_gen_map_open (g);
   for (size_t i = 0; i < rec->annotations.len; i++)
@@ -343,6 +344,7 @@ sr_record_read (int dirfd, sr_record *rec, sr_error **err)
   rec->cgroup_path = tree_str (root, "cgroup_path");
   rec->created_done = tree_bool (root, "created_done");
   rec->systemd_cgroup = tree_bool (root, "systemd_cgroup");
+  rec->cgroup_shared = tree_bool (root, "cgroup_shared");
   tree_map (root, "annotations", &rec->annotations);
   yajl_tree_free (root);
   return 0;

@@ -102,10 +102,12 @@ undo_create (sr_cgroup *cg)
     }
 }
 
-/* Reusing an existing cgroup is fine (runc does); joining processes that
- * are already in it is not. */
+/* Reusing an existing cgroup is fine, and so is joining processes that are
+ * already in it (runc warns and joins: some engines prepare the cgroup);
+ * such a cgroup is marked shared, so that delete kills only the
+ * container's own processes and leaves the cgroup. */
 static int
-check_unused (const sr_cgroup *cg, sr_error **err)
+check_unused (sr_cgroup *cg, sr_error **err)
 {
   struct sr_cg_hier *h = sr_cg_primary (cg);
   if (h->created > 0)
@@ -115,8 +117,25 @@ check_unused (const sr_cgroup *cg, sr_error **err)
   if (sr_cg_collect_pids (h->fd, &pids, &n, err) < 0)
     return -1;
   if (n > 0)
-    return sr_fail (err, EEXIST, "cgroup \"%s%s\" already has processes",
-                    h->mnt, h->path);
+    {
+      sr_warn ("cgroup \"%s%s\" already has %zu process(es): joining it",
+               h->mnt, h->path, n);
+      cg->shared = true;
+    }
+  return 0;
+}
+
+/* A frozen cgroup (or one under a frozen parent) would hold the init
+ * before it reports back, and create would wait forever: refused, as
+ * runc refuses it. */
+static int
+check_not_frozen (const sr_cgroup *cg, sr_error **err)
+{
+  bool frozen = false;
+  if (sr_cgroup_frozen (cg, &frozen, err) < 0)
+    return -1;
+  if (frozen)
+    return sr_fail (err, EBUSY, "cgroup \"%s\" is frozen", cg->record);
   return 0;
 }
 
@@ -172,6 +191,8 @@ create_dirs (sr_cgroup *cg, const char *normalized, bool must_be_unused,
     if (sr_cg_mkdir_path (&cg->h[i], prepare_fn (&cg->h[i]), err) < 0
         || leaf_controllers (&cg->h[i], err) < 0)
       return -1;
+  if (check_not_frozen (cg, err) < 0)
+    return -1;
   return must_be_unused ? check_unused (cg, err) : 0;
 }
 
@@ -236,6 +257,12 @@ sr_cgroup_open (const char *recorded_path, sr_cgroup **out, sr_error **err)
     return -1;
   *out = steal_pointer (&cg);
   return 0;
+}
+
+bool
+sr_cgroup_shared (const sr_cgroup *cg)
+{
+  return cg->shared;
 }
 
 const char *

@@ -64,6 +64,7 @@ struct sr_cgroup
   size_t n;
   char *record;     /* what sr_cgroup_path() returns */
   bool from_create; /* made by sr_cgroup_create in this process */
+  bool shared;      /* it had processes of someone else when joined */
   struct sr_cg_systemd *sd; /* the systemd driver's unit, NULL for cgroupfs */
 };
 
