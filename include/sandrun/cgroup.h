@@ -32,11 +32,11 @@ int sr_cgroup_create (const char *id, const char *cgroups_path,
                       const oci_resources *res, sr_cgroup **out,
                       sr_error **err);
 
-/* The same, also allowing (rwm) the device nodes of linux.devices in the
- * device cgroup.  Every create restricts devices: deny all, then
- * res->devices in order, then the nodes every container gets (null, zero,
- * full, random, urandom, tty, console, ptmx, pts/N, mknod of any), then
- * `devices` -- v1's devices controller, or an eBPF filter on cgroup v2. */
+/* The same, checking the device nodes of linux.devices (which get no rule
+ * of their own, as with runc).  Every create restricts devices: deny all,
+ * then res->devices in order, then the nodes every container gets (null,
+ * zero, full, random, urandom, tty, console, ptmx, pts/N, mknod of any)
+ * -- v1's devices controller, or an eBPF filter on cgroup v2. */
 int sr_cgroup_create_with_devices (const char *id, const char *cgroups_path,
                                    const oci_resources *res,
                                    const oci_device *devices,

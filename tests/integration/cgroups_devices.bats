@@ -55,11 +55,22 @@ bind_dev() {
 	[[ $output != *opened* ]]
 }
 
-@test "devices: a linux.devices node is allowed" {
+@test "devices: a linux.devices node is usable as linux.resources.devices allows it" {
 	linux_device
+	dev_rules '[{allow: false, access: "rwm"}, {allow: true, type: "c", major: $M, minor: $m, access: "r"}]'
 	run_in_container "head -c1 $DEV | wc -c"
 	assert_success
 	assert_output_equals 1
+}
+
+@test "devices: a linux.devices node under a deny-all rule is present but not usable (runc, crun)" {
+	[[ -c /dev/kmsg ]] || skip "no /dev/kmsg"
+	update_config '.linux.devices += [{path: "/dev/kmsg", type: "c", major: 1, minor: 11, fileMode: 420}]
+		| .linux.resources.devices = [{allow: false, access: "rwm"}]'
+	run_in_container 'test -c /dev/kmsg && echo present; echo "<7>sandrun-test" >/dev/kmsg && echo written'
+	assert_output_contains present
+	assert_output_contains "Operation not permitted"
+	[[ $output != *written* ]] || fail "/dev/kmsg was writable: $output"
 }
 
 @test "devices: a linux.resources.devices rule allows a bind-mounted node" {
@@ -106,6 +117,7 @@ bind_dev() {
 
 @test "devices: update does not drop the linux.devices nodes" {
 	linux_device
+	dev_rules '[{allow: false, access: "rwm"}, {allow: true, type: "c", major: $M, minor: $m, access: "rwm"}]'
 	create_running
 	runtime update --pids-limit 50 "$CID"
 	run runtime exec "$CID" sh -c "head -c1 $DEV | wc -c"
