@@ -132,3 +132,21 @@ bind_dev() {
 	assert_success
 	assert_output_equals 1
 }
+
+@test "devices: every access form runc takes: r, w, m in any order, rwa, a; update with rwa does not hang" {
+	[[ -c /dev/kmsg ]] || skip "no /dev/kmsg"
+	bind_dev /dev/kmsg
+	local a
+	for a in rwa a wmr mrw rw; do
+		resources "$(jq -nc --arg a "$a" '{devices: [{allow: false, access: "rwm"}, {allow: true, type: "c", major: 1, minor: 11, access: $a}]}')"
+		run_in_container 'echo "<7>sandrun-test: device cgroup" >/dev/kmsg && echo written'
+		assert_success
+		assert_output_equals written
+	done
+	resources '{"devices": [{"allow": false, "access": "rwa"}]}'
+	create_running
+	run runtime update -r - "$CID" <<<'{"devices": [{"allow": true, "type": "c", "major": 1, "minor": 11, "access": "rwa"}], "pids": {"limit": 30}}'
+	assert_success
+	run runtime delete -f "$CID"
+	assert_success
+}

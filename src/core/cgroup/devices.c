@@ -35,6 +35,8 @@ parse_access (const char *s, unsigned *out)
         bits |= SR_DEV_WRITE;
       else if (*p == 'm')
         bits |= SR_DEV_MKNOD;
+      else if (*p == 'a')
+        bits |= SR_DEV_ALL; /* "rwa", as some configs say: runc takes it */
       else
         return -1;
     }
