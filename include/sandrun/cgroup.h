@@ -77,9 +77,10 @@ int sr_cgroup_clone_fd (const sr_cgroup *cg);
  * create starts its unit with `pid` first (cgroup_systemd.h). */
 int sr_cgroup_enter (sr_cgroup *cg, pid_t pid, sr_error **err);
 
-/* Apply resources (create and `update`).  Device rules are rewritten only
+/* Apply resources (create and `update`); on a hybrid host, first enable
+ * on the way down the cgroup2 controllers they need.  Device rules are rewritten only
  * when res->devices is not empty, and then without linux.devices. */
-int sr_cgroup_apply (const sr_cgroup *cg, const oci_resources *res,
+int sr_cgroup_apply (sr_cgroup *cg, const oci_resources *res,
                      sr_error **err);
 
 /* The pids in the cgroup (recursively), malloc'd. */

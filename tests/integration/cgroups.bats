@@ -452,3 +452,27 @@ shares_to_weight() {
 	done
 	assert_no_leftovers
 }
+
+# On a hybrid host a controller enabled in the cgroup2 hierarchy is lost to
+# cgroup v1 (and crun refuses to run on such a host): sandrun enables one
+# only for a resource that needs it (docs/cgroups.md).
+@test "cgroups (hybrid): a cgroup2 controller is enabled on the way down only when a resource needs it" {
+	[[ $(cg_layout) == hybrid ]] || skip "needs a hybrid host (this one is $(cg_layout))"
+	local v2 parent
+	v2=$(cg_v2_mount)
+	parent=$v2/$CID
+	update_config --arg p "/$CID/c" '.linux.cgroupsPath = $p'
+	create_running
+	[[ -z $(<"$parent/cgroup.subtree_control") ]] ||
+		fail "enabled without need: $(<"$parent/cgroup.subtree_control")"
+	runtime delete -f "$CID"
+	rmdir "$parent"
+	[[ " $(<"$v2/cgroup.controllers") " == *" hugetlb "* ]] || skip "no hugetlb on cgroup2 here"
+	[[ -d /sys/kernel/mm/hugepages/hugepages-2048kB ]] || skip "no 2MB huge pages"
+	resources '{"hugepageLimits": [{"pageSize": "2MB", "limit": 0}]}'
+	create_running
+	[[ " $(<"$parent/cgroup.subtree_control") " == *" hugetlb "* ]] ||
+		fail "hugetlb not enabled for hugepageLimits: $(<"$parent/cgroup.subtree_control")"
+	runtime delete -f "$CID"
+	rmdir "$parent"
+}

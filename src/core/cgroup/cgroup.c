@@ -181,12 +181,27 @@ sr_cgroup_plan_path (const char *id, const char *cgroups_path, sr_error **err)
   return steal_pointer (&cg->record);
 }
 
+/* What the cgroup2 walk enables in the parents: on pure v2 every
+ * controller (as runc and crun do); on a hybrid host only those the
+ * resources need, since enabling one in the cgroup2 root takes it from
+ * cgroup v1 for the whole host (docs/cgroups.md). */
+static void
+plan_enable (sr_cgroup *cg, const oci_resources *res)
+{
+  unsigned need = sr_cg_requested_ctrls (res);
+  for (size_t i = 0; i < cg->n; i++)
+    cg->h[i].enable = !cg->h[i].v2 ? 0
+                      : cg->layout == SR_CGROUP_V2 ? ~0u
+                                                   : need;
+}
+
 static int
 create_dirs (sr_cgroup *cg, const char *normalized, bool must_be_unused,
-             sr_error **err)
+             const oci_resources *res, sr_error **err)
 {
   if (resolve_paths (cg, normalized, err) < 0)
     return -1;
+  plan_enable (cg, res);
   for (size_t i = 0; i < cg->n; i++)
     if (sr_cg_mkdir_path (&cg->h[i], prepare_fn (&cg->h[i]), err) < 0
         || leaf_controllers (&cg->h[i], err) < 0)
@@ -201,7 +216,7 @@ sr_cg_realize (sr_cgroup *cg, const char *normalized, bool must_be_unused,
                const oci_resources *res, const oci_device *devices,
                size_t devices_len, sr_error **err)
 {
-  if (create_dirs (cg, normalized, must_be_unused, err) < 0
+  if (create_dirs (cg, normalized, must_be_unused, res, err) < 0
       || sr_cg_apply_resources (cg, res, err) < 0
       || sr_cg_apply_devices (cg, res, devices, devices_len, err) < 0)
     {
@@ -304,11 +319,32 @@ sr_cgroup_enter (sr_cgroup *cg, pid_t pid, sr_error **err)
   return 0;
 }
 
-int
-sr_cgroup_apply (const sr_cgroup *cg, const oci_resources *res,
-                 sr_error **err)
+/* An update may need a cgroup2 controller that the create did not enable
+ * (hybrid host): enable it along the existing path now. */
+static int
+enable_missing (sr_cgroup *cg, const oci_resources *res, sr_error **err)
 {
-  if (sr_cg_systemd_apply (cg, res, err) < 0
+  struct sr_cg_hier *h = sr_cg_unified (cg);
+  if (cg->layout != SR_CGROUP_HYBRID || h == NULL || h->fd < 0)
+    return 0;
+  unsigned need = sr_cg_requested_ctrls (res) & ~h->ctrls;
+  for (size_t i = 0; i < cg->n; i++)
+    if (&cg->h[i] != h)
+      need &= ~cg->h[i].ctrls; /* v1 carries it */
+  if (need == 0)
+    return 0;
+  h->enable = need;
+  size_t created = h->created;
+  int r = sr_cg_mkdir_path (h, sr_cg_v2_prepare, err);
+  h->created = created;
+  return r < 0 ? -1 : leaf_controllers (h, err);
+}
+
+int
+sr_cgroup_apply (sr_cgroup *cg, const oci_resources *res, sr_error **err)
+{
+  if (enable_missing (cg, res, err) < 0
+      || sr_cg_systemd_apply (cg, res, err) < 0
       || sr_cg_apply_resources (cg, res, err) < 0)
     return -1;
   if (res != NULL && res->devices_len > 0)
