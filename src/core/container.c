@@ -188,7 +188,7 @@ sr_container_start (const struct sr_globals *g, const char *id, sr_error **err)
     {
       c.status = SR_STATUS_RUNNING;
       _cleanup_free_ char *state = sr_container_state_json (&c);
-      sr_hooks_run_warn (&cfg->hooks->poststart, "poststart", state);
+      sr_hooks_run_warn (&cfg->hooks->poststart, "poststart", state, c.rec.bundle);
     }
   return 0;
 }
@@ -317,7 +317,7 @@ sr_container_destroy (sr_container *c, const oci_config *cfg, sr_error **err)
     {
       c->status = SR_STATUS_STOPPED;
       _cleanup_free_ char *state = sr_container_state_json (c);
-      sr_hooks_run_warn (&cfg->hooks->poststop, "poststop", state);
+      sr_hooks_run_warn (&cfg->hooks->poststop, "poststop", state, c->rec.bundle);
     }
   return sr_store_remove (&c->store, c->rec.id, err);
 }

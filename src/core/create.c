@@ -338,9 +338,10 @@ run_runtime_hooks (struct create_txn *t, sr_error **err)
 {
   const oci_hooks *h = t->cfg->hooks;
   _cleanup_free_ char *state = state_json_for_hooks (t, SR_STATUS_CREATING);
-  if (sr_hooks_run (&h->prestart, "prestart", state, err) < 0)
+  if (sr_hooks_run (&h->prestart, "prestart", state, t->bundle, err) < 0)
     return -1;
-  return sr_hooks_run (&h->create_runtime, "createRuntime", state, err);
+  return sr_hooks_run (&h->create_runtime, "createRuntime", state,
+                       t->bundle, err);
 }
 
 static int
@@ -482,7 +483,7 @@ start_now (struct create_txn *t, int *exit_status, const sigset_t *set, sr_error
   if (poststart && started)
     {
       _cleanup_free_ char *state = state_json_for_hooks (t, SR_STATUS_RUNNING);
-      sr_hooks_run_warn (&h->poststart, "poststart", state);
+      sr_hooks_run_warn (&h->poststart, "poststart", state, t->bundle);
     }
   if (t->opts->detach)
     return 0;
