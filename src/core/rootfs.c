@@ -604,6 +604,23 @@ mount_cgroup (const struct mount_env *env, const oci_mount *m,
   return mount_cgroup_v1 (env, m, o, err);
 }
 
+/* A proc or sysfs destination that is a symlink in the image is refused,
+ * as runc and crun refuse it: mounted through the link, the filesystem
+ * would land where the image points, away from the masks and the checks
+ * made for /proc and /sys. */
+static int
+refuse_symlink_target (const struct mount_env *env, const char *dest,
+                       sr_error **err)
+{
+  _cleanup_close_ int fd = sr_open_in_root (env->rootfd, dest,
+                                            O_PATH | O_NOFOLLOW, 0, NULL);
+  struct stat st;
+  if (fd >= 0 && fstat (fd, &st) == 0 && S_ISLNK (st.st_mode))
+    return sr_fail (err, ELOOP, "the target is a symlink in the image, "
+                    "not an ordinary directory");
+  return 0;
+}
+
 /* One entry of `mounts`; `mntfd` (taken) is its idmapped mount, if the
  * runtime made one. */
 static int
@@ -644,6 +661,9 @@ do_mount (const struct mount_env *env, const oci_mount *m, int mntfd,
                     m->destination);
 
   int r;
+  if ((strcmp (type, "proc") == 0 || strcmp (type, "sysfs") == 0)
+      && refuse_symlink_target (env, m->destination, err) < 0)
+    return sr_wrap (err, "mount \"%s\" (type %s)", m->destination, type);
   /* Made read-only in finalize, once its nodes exist. */
   if (sr_dev_is_dev_path (m->destination))
     o.flags &= ~MS_RDONLY;

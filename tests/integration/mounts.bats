@@ -152,6 +152,22 @@ mount_opts() {
 	[[ $output != *"WROTE SYSCTL"* ]] || fail "/proc/sys writable"
 }
 
+@test "proc and sysfs: a destination that is a symlink in the image is refused (runc, crun)" {
+	local d
+	for d in proc sys; do
+		rm -rf "$BUNDLE"
+		setup_bundle
+		mkdir "$BUNDLE/rootfs/elsewhere"
+		rm -rf "${BUNDLE:?}/rootfs/$d"
+		ln -s elsewhere "$BUNDLE/rootfs/$d"
+		run --separate-stderr runtime_stdout_to_file run -b "$BUNDLE" "$CID"
+		assert_failure
+		assert_one_error_line "/$d"
+		[[ -z $(ls "$BUNDLE/rootfs/elsewhere") ]] || fail "$d was mounted through the link"
+		assert_no_leftovers
+	done
+}
+
 @test "sysfs read-only, mqueue and devpts with their options" {
 	run_in_container 'cat /proc/self/mountinfo'
 	assert_success
