@@ -394,6 +394,7 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
 
   if (enter_namespaces (ctx, sync, err) < 0)
     return -1;
+  sr_debug ("init: namespaces entered");
   /* Joined: the namespace fds are of no further use, and they are host
    * handles a sibling could reach through /proc until execve. */
   for (size_t i = 0; i < ctx->ns.join_len; i++)

@@ -651,6 +651,8 @@ do_mount (const struct mount_env *env, const oci_mount *m, int mntfd,
     }
   if (sr_mount_opts_is_bind (&o, type))
     {
+      sr_debug ("mount \"%s\" (bind \"%s\")", m->destination,
+                m->source ? m->source : "");
       if (mount_bind (env, m, &o, err) < 0)
         return sr_wrap (err, "mount \"%s\" (bind \"%s\")", m->destination,
                         m->source ? m->source : "");
@@ -661,6 +663,7 @@ do_mount (const struct mount_env *env, const oci_mount *m, int mntfd,
                     m->destination);
 
   int r;
+  sr_debug ("mount \"%s\" (type %s)", m->destination, type);
   if ((strcmp (type, "proc") == 0 || strcmp (type, "sysfs") == 0)
       && refuse_symlink_target (env, m->destination, err) < 0)
     return sr_wrap (err, "mount \"%s\" (type %s)", m->destination, type);
@@ -781,6 +784,8 @@ sr_rootfs_pivot (const struct sr_rootfs_ctx *ctx, sr_error **err)
     return -1;
   if (chdir ("/") < 0)
     return sr_fail (err, errno, "chdir \"/\"");
+  sr_debug ("rootfs: %s into \"%s\"", ctx->no_pivot ? "moved" : "pivoted",
+            rootfs);
   /* The cached procfs handle belongs to the old root: the next user opens
    * the container's. */
   sr_procfs_reset ();
