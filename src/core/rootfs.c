@@ -653,7 +653,12 @@ do_mount (const struct mount_env *env, const oci_mount *m, int mntfd,
     {
       sr_debug ("mount \"%s\" (bind \"%s\")", m->destination,
                 m->source ? m->source : "");
-      if (mount_bind (env, m, &o, err) < 0)
+      /* A source the runtime cloned for the container's root (user
+       * namespace, see idmap.c's clone_for_userns). */
+      int r = idmapped >= 0
+                  ? mount_idmapped (env, m, steal_fd (&idmapped), &o, err)
+                  : mount_bind (env, m, &o, err);
+      if (r < 0)
         return sr_wrap (err, "mount \"%s\" (bind \"%s\")", m->destination,
                         m->source ? m->source : "");
       return 0;

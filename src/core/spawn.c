@@ -49,7 +49,9 @@ sr_spawn_plan_steps (struct sr_spawn_ctx *ctx)
   ctx->want_state_data = h != NULL && (hooks_present (&h->create_container)
                                        || hooks_present (&h->start_container));
   ctx->want_notify_fd = ctx->seccomp != NULL && l != NULL && seccomp_uses_notify (l->seccomp);
-  ctx->want_mount_fds = sr_idmap_wanted (ctx->cfg);
+  /* With a user namespace, also the binds the container's root could not
+   * reach (idmap.c). */
+  ctx->want_mount_fds = sr_idmap_wanted (ctx->cfg) || ctx->want_idmap;
 }
 
 /* fork()-like clone3: the child continues on a copy of this stack. */
