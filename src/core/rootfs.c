@@ -743,9 +743,83 @@ sr_rootfs_prepare (const struct sr_rootfs_ctx *ctx, sr_error **err)
   return 0;
 }
 
+/* A mountinfo path field, its \ooo escapes undone in place. */
+static char *
+mountinfo_unescape (char *s)
+{
+  char *w = s;
+  for (char *r = s; *r; r++)
+    {
+      if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0'
+          && r[2] <= '7' && r[3] >= '0' && r[3] <= '7')
+        {
+          *w++ = (char) ((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+          r += 3;
+        }
+      else
+        *w++ = *r;
+    }
+  *w = '\0';
+  return s;
+}
+
+/* One line of mountinfo: a proc or sysfs mount outside `rootfs` is made
+ * private (a detach must not reach the host) and detached.  EINVAL: it
+ * went with an earlier detach of its parent. */
+static int
+detach_if_revealing (char *line, const char *rootfs, size_t rlen,
+                     sr_error **err)
+{
+  char *sep = strstr (line, " - ");
+  char *f[5];
+  char *save = NULL;
+  size_t n = 0;
+  if (sep == NULL)
+    return 0;
+  *sep = '\0';
+  for (char *t = strtok_r (line, " ", &save); t && n < 5;
+       t = strtok_r (NULL, " ", &save))
+    f[n++] = t;
+  char *type = strtok_r (sep + 3, " ", &save);
+  if (n < 5 || type == NULL
+      || (strcmp (type, "proc") != 0 && strcmp (type, "sysfs") != 0))
+    return 0;
+  const char *mp = mountinfo_unescape (f[4]);
+  if (strncmp (mp, rootfs, rlen) == 0 && (mp[rlen] == '/' || mp[rlen] == '\0'))
+    return 0;
+  if (mount (NULL, mp, NULL, MS_PRIVATE | MS_REC, NULL) < 0 && errno != EINVAL
+      && errno != ENOENT)
+    return sr_fail (err, errno, "make \"%s\" private", mp);
+  if (umount2 (mp, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT)
+    return sr_fail (err, errno, "detach \"%s\"", mp);
+  return 0;
+}
+
+/* --no-pivot leaves the host's mounts in the container's mount namespace,
+ * under the chroot: a fully visible proc or sysfs there would let the
+ * container mount a fresh, unmasked one from a nested user namespace (the
+ * kernel only asks that such a mount exist).  They are detached first, as
+ * runc does. */
+static int
+detach_revealing_mounts (const char *rootfs, sr_error **err)
+{
+  _cleanup_free_ char *info = NULL;
+  if (sr_procfs_read ("self/mountinfo", &info, NULL, err) < 0)
+    return -1;
+  size_t rlen = strlen (rootfs);
+  char *save = NULL;
+  for (char *line = strtok_r (info, "\n", &save); line != NULL;
+       line = strtok_r (NULL, "\n", &save))
+    if (detach_if_revealing (line, rootfs, rlen, err) < 0)
+      return -1;
+  return 0;
+}
+
 static int
 pivot_move (const char *rootfs, sr_error **err)
 {
+  if (detach_revealing_mounts (rootfs, err) < 0)
+    return -1;
   if (mount (rootfs, "/", NULL, MS_MOVE, NULL) < 0)
     return sr_fail (err, errno, "move \"%s\" to \"/\"", rootfs);
   if (chroot (".") < 0)

@@ -282,6 +282,32 @@ mount_opts() {
 	assert_no_leftovers
 }
 
+@test "--no-pivot: a nested user namespace cannot mount a fresh, unmasked /proc (runc, crun)" {
+	# With every capability, a user namespace made inside keeps the process
+	# dumpable, so that it can write its own maps (busybox unshare -r).
+	# (every one this process has: the kernel's order, numbers 0 to 40)
+	local names=(CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SETPCAP
+		LINUX_IMMUTABLE NET_BIND_SERVICE NET_BROADCAST NET_ADMIN NET_RAW IPC_LOCK IPC_OWNER
+		SYS_MODULE SYS_RAWIO SYS_CHROOT SYS_PTRACE SYS_PACCT SYS_ADMIN SYS_BOOT SYS_NICE
+		SYS_RESOURCE SYS_TIME SYS_TTY_CONFIG MKNOD LEASE AUDIT_WRITE AUDIT_CONTROL SETFCAP
+		MAC_OVERRIDE MAC_ADMIN SYSLOG WAKE_ALARM BLOCK_SUSPEND AUDIT_READ PERFMON BPF
+		CHECKPOINT_RESTORE)
+	local bnd i caps=()
+	bnd=$((16#$(awk '/^CapBnd:/ {print $2}' /proc/self/status)))
+	for ((i = 0; i < ${#names[@]}; i++)); do
+		(((bnd >> i) & 1)) && caps+=("CAP_${names[i]}")
+	done
+	caps=$(printf '%s\n' "${caps[@]}" | jq -Rcs 'split("\n")[:-1]')
+	mkdir -p "$BUNDLE/rootfs/mnt/p"
+	update_config --argjson c "$caps" '.process.capabilities = {bounding: $c, effective: $c, permitted: $c}
+		| .root.readonly = false'
+	set_cmd 'unshare -U -m -p -f -r sh -c "id -u && mount -t proc proc /mnt/p && echo MOUNTED"'
+	run runtime run --no-pivot -b "$BUNDLE" "$CID"
+	[[ ${lines[0]} == 0 ]] || skip "no nested user namespace here: $output"
+	[[ $output != *MOUNTED* ]] || fail "a fresh proc was mounted: $output"
+	assert_no_leftovers
+}
+
 @test "a failed mount in the middle of the list leaves no mount on the host" {
 	update_config --arg s "$BATS_TEST_TMPDIR/missing" \
 		'.mounts += [{"destination": "/a", "type": "tmpfs", "source": "tmpfs"},
