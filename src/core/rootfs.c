@@ -743,26 +743,6 @@ sr_rootfs_prepare (const struct sr_rootfs_ctx *ctx, sr_error **err)
   return 0;
 }
 
-/* A mountinfo path field, its \ooo escapes undone in place. */
-static char *
-mountinfo_unescape (char *s)
-{
-  char *w = s;
-  for (char *r = s; *r; r++)
-    {
-      if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0'
-          && r[2] <= '7' && r[3] >= '0' && r[3] <= '7')
-        {
-          *w++ = (char) ((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-          r += 3;
-        }
-      else
-        *w++ = *r;
-    }
-  *w = '\0';
-  return s;
-}
-
 /* One line of mountinfo: a proc or sysfs mount outside `rootfs` is made
  * private (a detach must not reach the host) and detached.  EINVAL: it
  * went with an earlier detach of its parent. */
@@ -784,7 +764,7 @@ detach_if_revealing (char *line, const char *rootfs, size_t rlen,
   if (n < 5 || type == NULL
       || (strcmp (type, "proc") != 0 && strcmp (type, "sysfs") != 0))
     return 0;
-  const char *mp = mountinfo_unescape (f[4]);
+  const char *mp = sr_mountinfo_unescape (f[4]);
   if (strncmp (mp, rootfs, rlen) == 0 && (mp[rlen] == '/' || mp[rlen] == '\0'))
     return 0;
   if (mount (NULL, mp, NULL, MS_PRIVATE | MS_REC, NULL) < 0 && errno != EINVAL

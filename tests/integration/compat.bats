@@ -32,6 +32,15 @@ hold_create() {
 	[[ -e $started ]] || fail "the hook did not start: $(cat "$BATS_TEST_TMPDIR/create.out")"
 }
 
+# release_create_expect_failure: let the held create go on; it must fail.
+release_create_expect_failure() {
+	rm -f "$HOLD"
+	local rc=0
+	wait "$CREATE_PID" || rc=$?
+	CREATE_PID=
+	((rc != 0)) || fail "create succeeded: $(cat "$BATS_TEST_TMPDIR/create.out")"
+}
+
 # assert_error_only: failed, with one error line on stderr naming $1 and
 # nothing on stdout (what engines show their users).
 assert_error_only() {
@@ -49,11 +58,7 @@ assert_error_only() {
 	assert_output_equals "$CID"
 	run runtime delete --force "$CID"
 	assert_success
-	rm -f "$HOLD"
-	local rc=0
-	wait "$CREATE_PID" || rc=$?
-	CREATE_PID=
-	((rc != 0)) || fail "create succeeded after its container was deleted: $(cat "$BATS_TEST_TMPDIR/create.out")"
+	release_create_expect_failure
 	run --separate-stderr runtime state "$CID"
 	assert_error_only "does not exist"
 	assert_no_leftovers
@@ -63,11 +68,7 @@ assert_error_only() {
 	hold_create
 	run runtime kill "$CID" KILL
 	assert_success
-	rm -f "$HOLD"
-	local rc=0
-	wait "$CREATE_PID" || rc=$?
-	CREATE_PID=
-	((rc != 0)) || fail "create succeeded with its init killed: $(cat "$BATS_TEST_TMPDIR/create.out")"
+	release_create_expect_failure
 	run runtime delete --force "$CID"
 	assert_success
 	assert_no_leftovers

@@ -81,25 +81,6 @@ struct mount_entry
   char *superopts;
 };
 
-/* In place: mountinfo escapes ' ', '\t', '\n' and '\\' as \ooo. */
-static void
-unescape_octal (char *s)
-{
-  char *w = s;
-  for (char *r = s; *r; r++)
-    {
-      if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0'
-          && r[2] <= '7' && r[3] >= '0' && r[3] <= '7')
-        {
-          *w++ = (char) ((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-          r += 3;
-        }
-      else
-        *w++ = *r;
-    }
-  *w = '\0';
-}
-
 /* Fields: id parent maj:min root point opts [optional...] - fstype src super */
 static bool
 parse_mount_line (char *line, struct mount_entry *m)
@@ -121,8 +102,8 @@ parse_mount_line (char *line, struct mount_entry *m)
     return false;
   if (strcmp (fstype, "cgroup") != 0 && strcmp (fstype, "cgroup2") != 0)
     return false;
-  unescape_octal (f[3]);
-  unescape_octal (f[4]);
+  sr_mountinfo_unescape (f[3]);
+  sr_mountinfo_unescape (f[4]);
   m->root = f[3];
   m->point = f[4];
   m->v2 = strcmp (fstype, "cgroup2") == 0;
