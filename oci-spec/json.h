@@ -127,6 +127,10 @@ void *oj_parse_data (const char *data, size_t len, const oj_type *t,
 void oj_free_fields (const oj_type *t, void *obj);
 void oj_free (const oj_type *t, void *obj);
 
+/* `obj` of type `t` as an indented JSON document with a trailing newline,
+ * malloc'd (write.c); NULL with errno EILSEQ when a string is not UTF-8. */
+char *oj_write (const oj_type *t, const void *obj);
+
 /* The descriptions (schema.c). */
 extern const oj_type oci_config_type;
 extern const oj_type oci_process_type;

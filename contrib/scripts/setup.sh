@@ -31,3 +31,14 @@ contrib/scripts/mkbundle.sh --force --no-terminal "$demo" -- sh -c \
 	'echo "hello from sandrun: pid $$ in $(hostname), running as $(id -un)"'
 sandrun delete --force sandrun-demo >/dev/null 2>&1 || true
 sandrun run -b "$demo" sandrun-demo
+
+# The main job: code run in a sandbox on the built-in default (the host's
+# /usr read-only, no network, hard limits), and its receipt.
+echo
+echo "== sandrun sandbox: code in a sandbox, and its receipt"
+code='import platform; print("hello from a sandbox, python", platform.python_version()); open("result.txt", "w").write("42\n")'
+if [[ -x /usr/bin/python3 ]]; then
+	sandrun sandbox --receipt - -- python3 -c "$code"
+else
+	sandrun sandbox --receipt - -- sh -c 'echo hello from a sandbox; echo 42 >result.txt'
+fi

@@ -8,7 +8,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "sandrun/cgroup_stats.h"
 #include "sandrun/container.h"
 #include "sandrun/error.h"
 
@@ -17,9 +16,6 @@ struct sr_events_opts
   unsigned long long interval_ms; /* between stats objects, > 0 */
   bool stats_only;                /* one stats object, then return */
 };
-
-/* The stats object (one line, with its newline), malloc'd. */
-char *sr_events_stats_json (const char *id, const sr_cgroup_stats *st);
 
 /* Print the events of a running (or paused, or created) container to
  * `out`: with stats_only one stats object; else stats every interval and

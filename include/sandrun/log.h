@@ -24,8 +24,11 @@ bool sr_log_debug_enabled (void);
 /* The fd log lines go to (2 for stderr). */
 int sr_log_fd (void);
 
-/* Child side: send log lines as sync messages on this fd instead (-1 stops). */
-void sr_log_set_forward_fd (int fd);
+/* Child side: hand log lines to `fn` instead of writing them (NULL stops);
+ * sr_log_set_forward_fd (sync.h) forwards them to the parent. */
+typedef void (*sr_log_forward_fn) (void *ctx, enum sr_log_level level,
+                                   const char *msg);
+void sr_log_set_forward (sr_log_forward_fn fn, void *ctx);
 /* Parent side: emit a line received from the child. */
 void sr_log_emit (enum sr_log_level level, const char *msg);
 

@@ -100,8 +100,4 @@ int64_t sr_monotonic_ms (void);
 /* The current time as RFC 3339 with nanoseconds, UTC. */
 char *sr_now_rfc3339 (void);
 
-/* In place: a path field of /proc/self/mountinfo, whose ' ', '\t', '\n'
- * and '\\' are escaped as \ooo; returns s. */
-char *sr_mountinfo_unescape (char *s);
-
 #endif

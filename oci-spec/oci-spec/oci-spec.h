@@ -20,6 +20,15 @@
 oci_config *oci_config_parse_file (const char *path, sr_error **err);
 oci_config *oci_config_parse_data (const char *data, size_t len, sr_error **err);
 void oci_config_free (oci_config *c);
+/* The config as JSON (tab-indented, trailing newline), malloc'd: every field
+ * the parser knows, absent ones left out, so that parsing the text gives the
+ * same struct (tests/unit/test-oci-write.c checks parse -> write -> parse ->
+ * write is stable).  For a config built in memory, e.g. by the sandbox layer,
+ * which the runtime then saves and parses like any config.json.  NULL with
+ * errno EILSEQ when a string is not valid UTF-8 (JSON cannot carry it);
+ * running out of memory aborts, as every x* allocation does.  A required
+ * field left NULL is simply not written: the parser then names it. */
+char *oci_config_to_json (const oci_config *cfg);
 
 /* A lone process object (`exec --process process.json`); `cwd` defaults are
  * the caller's business, so it is optional here. */

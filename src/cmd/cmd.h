@@ -27,6 +27,8 @@ int cmd_resume (const struct sr_globals *g, int argc, char **argv, sr_error **er
 int cmd_update (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 int cmd_events (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 int cmd_features (const struct sr_globals *g, int argc, char **argv, sr_error **err);
+int cmd_sandbox (const struct sr_globals *g, int argc, char **argv, sr_error **err);
+int cmd_mcp (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 int cmd_help (const struct sr_globals *g, int argc, char **argv, sr_error **err);
 
 /* help.c: the handler of a command, or NULL for an unknown one;

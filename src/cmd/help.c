@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "sandrun/state.h"
+#include "core/state.h"
 #include "sandrun/util.h"
 
 struct help_opt
@@ -129,6 +129,64 @@ static const struct help_opt spec_opts[] = {
   END,
 };
 
+static const struct help_opt sandbox_opts[] = {
+  { "--rootfs", "DIR", "the root, read-only (default: a read-only view of the host's /usr, "
+    "/bin, /sbin, /lib* and a few files of /etc)" },
+  { "--workdir", "DIR", "mounted read-write at /work, the cwd; files written there belong to "
+    "DIR's owner (default: an empty ephemeral /work)" },
+  { "--ro-bind", "SRC:DST", "a host path shown read-only at DST (repeatable)" },
+  { "--collect", "DIR", "copy the files the run created or changed in /work to DIR" },
+  { "--env", "NAME=VALUE", "a variable (repeatable); else only PATH, HOME=/work, "
+    "LANG=C.UTF-8, TMPDIR=/tmp" },
+  { "--stdin", "FILE", "the command's stdin (default: sandrun's)" },
+  { "--timeout", "DURATION", "wall-clock limit (default: 10s)" },
+  { "--memory", "SIZE", "memory limit, no swap (default: 256M)" },
+  { "--cpus", "N", "CPU bandwidth, e.g. 0.5 (default: unlimited)" },
+  { "--cpu-time", "DURATION", "CPU time limit in seconds (default: unlimited)" },
+  { "--pids", "N", "process and thread limit (default: 64)" },
+  { "--output-limit", "SIZE", "captured output per stream; more ends the run "
+    "(default: 1M)" },
+  { "--file-size", "SIZE", "largest file the command may write (default: 256M)" },
+  { "--disk", "SIZE", "bytes the run may write under /work (default: 256M)" },
+  { "--tmp-size", "SIZE", "size of the /tmp tmpfs (default: 64M)" },
+  { "--open-files", "N", "open file descriptors (default: 256)" },
+  { "--net", "none", "network: none, only loopback (default and only mode)" },
+  { "--allow-host", "PATTERN[:PORT]", "let connections to a name (api.example.com), a "
+    "wildcard (*.example.com) or an address/CIDR through the egress gateway, on PORT or "
+    "80 and 443 (repeatable; any turns the gateway on; default: no network)" },
+  { "--add-host", "NAME:ADDR", "the gateway resolves NAME to ADDR without DNS (repeatable)" },
+  { "--net-max-bytes", "SIZE", "bytes in and out through the gateway; more closes the "
+    "connections (default: unlimited)" },
+  { "--net-max-connections", "N", "connections through the gateway (default: unlimited)" },
+  { "--quiet", NULL, "do not copy the command's output to sandrun's" },
+  { "--receipt", "FILE", "write the receipt (JSON) to FILE; \"-\": stdout, the output "
+    "then only in the receipt (default: none)" },
+  { "--audit-log", "FILE", "append the receipt without the output as one JSON line "
+    "(default: none)" },
+  END,
+};
+
+/* mcp takes the sandbox's policy options: every one of `sandbox --help`
+ * but those the server sets per call (--workdir, --collect, --receipt,
+ * --stdin); the main ones are listed here. */
+static const struct help_opt mcp_opts[] = {
+  { "--timeout", "DURATION", "default and cap of every execution (10s)" },
+  { "--memory", "SIZE", "memory of every sandbox and session" },
+  { "--pids", "N", "processes of every sandbox and session" },
+  { "--cpus", "N", "CPU bandwidth" },
+  { "--disk", "SIZE", "writes to /work" },
+  { "--output-limit", "SIZE", "output per stream" },
+  { "--rootfs", "DIR", "the root filesystem (default: the host's /usr)" },
+  { "--ro-bind", "SRC:DST", "a read-only input (repeatable)" },
+  { "--env", "K=V", "an environment variable (repeatable)" },
+  { "--allow-host", "PATTERN", "egress to this host (repeatable)" },
+  { "--audit-log", "FILE", "append one JSON line per execution" },
+  { "--idle-timeout", "DURATION", "of the sessions it starts" },
+  { "--max-lifetime", "DURATION", "of the sessions it starts" },
+  { "--runtime", "PATH", "the sandrun that runs executions (default: this one)" },
+  END,
+};
+
 static const struct help_opt no_opts[] = { END };
 
 static const struct help_cmd commands[] = {
@@ -162,6 +220,14 @@ static const struct help_cmd commands[] = {
   { "spec", cmd_spec, "", "write a default config.json", spec_opts, NULL },
   { "features", cmd_features, "",
     "print the features this runtime implements (JSON)", no_opts, NULL },
+  { "sandbox", cmd_sandbox, "-- COMMAND [ARG...]",
+    "run untrusted code in an ephemeral locked-down container and write its "
+    "receipt (exit status: the command's, 128+N for signal N, 125 when "
+    "sandrun could not run it)", sandbox_opts, NULL },
+  { "mcp", cmd_mcp, "",
+    "serve the Model Context Protocol on stdio: tools that run code in sandboxes",
+    mcp_opts,
+    NULL },
   { "help", cmd_help, "[COMMAND]", "print the help of sandrun or of a command",
     no_opts, NULL },
 };

@@ -7,7 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "oci-spec/oci-spec.h"
-#include "sandrun/lifecycle.h"
+#include "sandrun/container.h"
 #include "sandrun/util.h"
 
 struct row
@@ -53,24 +53,24 @@ gen_kv (yajl_gen gen, const char *key, const char *value)
 }
 
 static void
-gen_container (yajl_gen gen, sr_container *c)
+gen_container (yajl_gen gen, const struct sr_container_info *c)
 {
   yajl_gen_map_open (gen);
   gen_kv (gen, "ociVersion", OCI_SPEC_VERSION);
-  gen_kv (gen, "id", c->rec.id);
+  gen_kv (gen, "id", c->id);
   yajl_gen_string (gen, (const unsigned char *) "pid", 3);
-  yajl_gen_integer (gen, c->status == SR_STATUS_STOPPED ? 0 : c->rec.pid);
+  yajl_gen_integer (gen, c->pid);
   gen_kv (gen, "status", sr_status_name (c->status));
-  gen_kv (gen, "bundle", c->rec.bundle);
-  gen_kv (gen, "rootfs", c->rec.rootfs);
-  gen_kv (gen, "created", c->rec.created);
-  gen_kv (gen, "owner", c->rec.owner);
-  if (c->rec.annotations.len > 0)
+  gen_kv (gen, "bundle", c->bundle);
+  gen_kv (gen, "rootfs", c->rootfs);
+  gen_kv (gen, "created", c->created);
+  gen_kv (gen, "owner", c->owner);
+  if (c->annotations.len > 0)
     {
       yajl_gen_string (gen, (const unsigned char *) "annotations", 11);
       yajl_gen_map_open (gen);
-      for (size_t i = 0; i < c->rec.annotations.len; i++)
-        gen_kv (gen, c->rec.annotations.v[i].key, c->rec.annotations.v[i].value);
+      for (size_t i = 0; i < c->annotations.len; i++)
+        gen_kv (gen, c->annotations.v[i].key, c->annotations.v[i].value);
       yajl_gen_map_close (gen);
     }
   yajl_gen_map_close (gen);
@@ -86,8 +86,6 @@ int
 cmd_list (const struct sr_globals *g, int argc, char **argv, sr_error **err)
 {
   bool quiet = false, json = false;
-  _cleanup_strv_ char **ids = NULL;
-  sr_store store = { .root_fd = -1 };
   int c;
 
   opterr = 0;
@@ -104,38 +102,30 @@ cmd_list (const struct sr_globals *g, int argc, char **argv, sr_error **err)
         return sr_fail (err, EINVAL, "list: unknown option \"%s\"", argv[optind - 1]), 1;
       }
 
-  /* No root directory yet: no containers. */
-  if (sr_store_open (g->root, false, &store, NULL) == 0)
-    {
-      int r = sr_store_list (&store, &ids, err);
-      sr_store_close (&store);
-      if (r < 0)
-        return 1;
-    }
+  struct sr_container_info *list = NULL;
+  size_t n = 0;
+  if (sr_container_list (g, &list, &n, err) < 0)
+    return 1;
 
   yajl_gen gen = yajl_gen_alloc (NULL);
   yajl_gen_array_open (gen);
-  size_t n = strv_len (ids), nrows = 0;
   struct row *rows = xcalloc (n, sizeof *rows);
   for (size_t i = 0; i < n; i++)
     {
-      _cleanup_container_ sr_container ct = SR_CONTAINER_INIT;
-      /* A container deleted meanwhile is simply not listed. */
-      if (sr_container_load (g, ids[i], false, &ct, NULL) < 0)
-        continue;
+      const struct sr_container_info *ct = &list[i];
       if (quiet)
-        printf ("%s\n", ct.rec.id);
+        printf ("%s\n", ct->id);
       else if (json)
-        gen_container (gen, &ct);
+        gen_container (gen, ct);
       else
         {
-          struct row *r = &rows[nrows++];
-          r->cells[0] = xstrdup (ct.rec.id);
-          r->cells[1] = xasprintf ("%d", ct.status == SR_STATUS_STOPPED ? 0 : (int) ct.rec.pid);
-          r->cells[2] = xstrdup (sr_status_name (ct.status));
-          r->cells[3] = xstrdup (ct.rec.bundle ? ct.rec.bundle : "");
-          r->cells[4] = xstrdup (ct.rec.created ? ct.rec.created : "");
-          r->cells[5] = xstrdup (ct.rec.owner ? ct.rec.owner : "");
+          struct row *r = &rows[i];
+          r->cells[0] = xstrdup (ct->id);
+          r->cells[1] = xasprintf ("%d", (int) ct->pid);
+          r->cells[2] = xstrdup (sr_status_name (ct->status));
+          r->cells[3] = xstrdup (ct->bundle ? ct->bundle : "");
+          r->cells[4] = xstrdup (ct->created ? ct->created : "");
+          r->cells[5] = xstrdup (ct->owner ? ct->owner : "");
         }
     }
   yajl_gen_array_close (gen);
@@ -147,11 +137,12 @@ cmd_list (const struct sr_globals *g, int argc, char **argv, sr_error **err)
       printf ("%.*s\n", (int) len, buf);
     }
   else if (!quiet)
-    print_table (rows, nrows);
+    print_table (rows, n);
   yajl_gen_free (gen);
-  for (size_t i = 0; i < nrows; i++)
+  for (size_t i = 0; i < n; i++)
     for (int col = 0; col < 6; col++)
       free (rows[i].cells[col]);
   free (rows);
+  sr_container_list_free (list, n);
   return 0;
 }

@@ -12,23 +12,23 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "oci-spec/oci-spec.h"
-#include "sandrun/cgroup.h"
-#include "sandrun/cgroup_systemd.h"
+#include "core/cgroup/cgroup.h"
 #include "sandrun/container.h"
-#include "sandrun/fdpass.h"
-#include "sandrun/foreground.h"
-#include "sandrun/hooks.h"
-#include "sandrun/lifecycle.h"
-#include "sandrun/linux_attrs.h"
+#include "util/fdpass.h"
+#include "core/foreground.h"
+#include "core/hooks.h"
+#include "core/lifecycle.h"
+#include "core/linux_attrs.h"
 #include "sandrun/log.h"
-#include "sandrun/namespaces.h"
-#include "sandrun/seccomp.h"
-#include "sandrun/spawn.h"
-#include "sandrun/sync.h"
+#include "core/namespaces.h"
+#include "core/seccomp.h"
+#include "core/spawn.h"
+#include "core/sync.h"
 #include "sandrun/util.h"
 
 #define EXEC_FIFO "exec.fifo"
@@ -110,44 +110,65 @@ absolute_path (const char *path, const char *what, sr_error **err)
   return abs;
 }
 
-/* config.json from the bundle, and the checks that need no resources. */
+/* The rootfs is set up by mounting over the mount table and pivoting the
+ * root: done in a namespace sandrun did not create (none listed: the
+ * caller's; a path: someone else's), that would replace the caller's root
+ * filesystem, the host's when run from a host shell.  runc and crun refuse
+ * a config without one too. */
 static int
-load_bundle (struct create_txn *t, sr_error **err)
+check_mount_namespace (const oci_linux *l, sr_error **err)
 {
-  const char *bundle = t->opts->bundle != NULL ? t->opts->bundle : ".";
-  _cleanup_close_ int dirfd = -1;
+  for (size_t i = 0; l != NULL && i < l->namespaces_len; i++)
+    {
+      const oci_namespace *ns = &l->namespaces[i];
+      if (ns->type == NULL || strcmp (ns->type, "mount") != 0)
+        continue;
+      if (ns->path != NULL && ns->path[0] != '\0')
+        return sr_fail (err, 0,
+                        "linux.namespaces: joining the mount namespace \"%s\" is not supported: "
+                        "sandrun never changes the mount table of a namespace it did not create",
+                        ns->path);
+      return 0;
+    }
+  return sr_fail (err, 0,
+                  "linux.namespaces: a mount namespace is required: "
+                  "sandrun never changes the mount table of a namespace it did not create");
+}
 
-  t->bundle = absolute_path (bundle, "bundle", err);
-  if (t->bundle == NULL)
-    return -1;
-  dirfd = open (t->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+/* The text of the config: BUNDLE/config.json, or the caller's config
+ * written out, so that both are checked and saved the same way. */
+static int
+load_config_text (struct create_txn *t, sr_error **err)
+{
+  if (t->opts->config != NULL)
+    {
+      t->config_data = oci_config_to_json (t->opts->config);
+      if (t->config_data == NULL)
+        return sr_fail (err, errno, "config: a string is not valid UTF-8");
+      t->config_len = strlen (t->config_data);
+      return 0;
+    }
+  _cleanup_close_ int dirfd = open (t->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (dirfd < 0)
     return sr_fail (err, errno, "bundle \"%s\"", t->bundle);
   if (sr_read_file_at (dirfd, CONFIG_FILE, OCI_MAX_DOCUMENT_SIZE, &t->config_data,
                        &t->config_len, err) < 0)
     return sr_wrap (err, "load config");
-  t->cfg = oci_config_parse_data (t->config_data, t->config_len, err);
-  if (t->cfg == NULL)
-    return sr_wrap (err, "config.json");
+  return 0;
+}
 
-  const oci_config *cfg = t->cfg;
-  if (cfg->process == NULL)
-    return sr_fail (err, EINVAL, "config.json: process: required");
-  if (cfg->root == NULL || cfg->root->path == NULL)
+/* The root filesystem: the caller's, or root.path against the bundle. */
+static int
+resolve_rootfs (struct create_txn *t, sr_error **err)
+{
+  const char *given = t->opts->rootfs;
+  if (given != NULL && given[0] != '/')
+    return sr_fail (err, EINVAL, "rootfs \"%s\": must be an absolute path", given);
+  if (given == NULL && (t->cfg->root == NULL || t->cfg->root->path == NULL))
     return sr_fail (err, EINVAL, "config.json: root.path: required");
-  if (cfg->process->args == NULL || cfg->process->args[0] == NULL)
-    return sr_fail (err, EINVAL, "config.json: process.args: must not be empty");
-  /* Without a console socket, a foreground `run` is the terminal's other
-   * end itself. */
-  if (cfg->process->terminal && t->opts->console_socket == NULL
-      && !(t->opts->start_now && !t->opts->detach))
-    return sr_fail (err, EINVAL, "process.terminal needs --console-socket");
-  if (!cfg->process->terminal && t->opts->console_socket != NULL)
-    return sr_fail (err, EINVAL, "--console-socket needs process.terminal to be true");
-
-  _cleanup_free_ char *root = cfg->root->path[0] == '/'
-                                  ? xstrdup (cfg->root->path)
-                                  : xasprintf ("%s/%s", t->bundle, cfg->root->path);
+  const char *path = given != NULL ? given : t->cfg->root->path;
+  _cleanup_free_ char *root = path[0] == '/' ? xstrdup (path)
+                                             : xasprintf ("%s/%s", t->bundle, path);
   t->rootfs = absolute_path (root, "rootfs", err);
   if (t->rootfs == NULL)
     return -1;
@@ -155,6 +176,40 @@ load_bundle (struct create_txn *t, sr_error **err)
   if (stat (t->rootfs, &st) < 0 || !S_ISDIR (st.st_mode))
     return sr_fail (err, ENOTDIR, "rootfs \"%s\"", t->rootfs);
   return 0;
+}
+
+/* config.json from the bundle, and the checks that need no resources. */
+static int
+load_bundle (struct create_txn *t, sr_error **err)
+{
+  const char *bundle = t->opts->bundle != NULL ? t->opts->bundle : ".";
+
+  t->bundle = absolute_path (bundle, "bundle", err);
+  if (t->bundle == NULL)
+    return -1;
+  if (load_config_text (t, err) < 0)
+    return -1;
+  t->cfg = oci_config_parse_data (t->config_data, t->config_len, err);
+  if (t->cfg == NULL)
+    return sr_wrap (err, "config.json");
+
+  const oci_config *cfg = t->cfg;
+  if (cfg->process == NULL)
+    return sr_fail (err, EINVAL, "config.json: process: required");
+  if (cfg->process->args == NULL || cfg->process->args[0] == NULL)
+    return sr_fail (err, EINVAL, "config.json: process.args: must not be empty");
+  if (check_mount_namespace (cfg->linux_, err) < 0)
+    return -1;
+  /* Without a console socket, a foreground `run` is the terminal's other
+   * end itself. */
+  if (cfg->process->terminal && t->opts->console_socket == NULL
+      && !(t->opts->start_now && !t->opts->detach))
+    return sr_fail (err, EINVAL, "process.terminal needs --console-socket");
+  if (!cfg->process->terminal && t->opts->console_socket != NULL)
+    return sr_fail (err, EINVAL, "--console-socket needs process.terminal to be true");
+  if (cfg->process->terminal && t->opts->set_stdio)
+    return sr_fail (err, EINVAL, "process.terminal and the caller's stdio exclude each other");
+  return resolve_rootfs (t, err);
 }
 
 static char *
@@ -201,18 +256,20 @@ allocate (struct create_txn *t, sr_error **err)
   const oci_linux *l = t->cfg->linux_;
   struct sr_spawn_ctx *s = &t->spawn;
 
-  bool sd = t->g->systemd_cgroup;
-  const char *cg_path = l ? l->cgroups_path : NULL;
-  t->c.rec.cgroup_path = sd ? sr_cgroup_systemd_plan_path (t->id, cg_path, err)
-                            : sr_cgroup_plan_path (t->id, cg_path, err);
+  const struct sr_cgroup_spec spec = {
+    .id = t->id,
+    .cgroups_path = l ? l->cgroups_path : NULL,
+    .res = l ? l->resources : NULL,
+    .devices = l ? l->devices : NULL,
+    .devices_len = l ? l->devices_len : 0,
+    .systemd = t->g->systemd_cgroup,
+  };
+  t->c.rec.cgroup_path = sr_cgroup_plan (&spec, err);
   if (t->c.rec.cgroup_path == NULL)
     return sr_wrap (err, "cgroup");
   if (sr_record_write (t->c.dirfd, &t->c.rec, err) < 0)
     return -1;
-  if ((sd ? sr_cgroup_systemd_create : sr_cgroup_create_with_devices) (
-          t->id, cg_path, l ? l->resources : NULL, l ? l->devices : NULL,
-          l ? l->devices_len : 0, &t->cg, err)
-      < 0)
+  if (sr_cgroup_make (&spec, &t->cg, err) < 0)
     return sr_wrap (err, "cgroup");
   t->c.rec.cgroup_shared = sr_cgroup_shared (t->cg);
 
@@ -275,6 +332,7 @@ prepare_spawn (struct create_txn *t, sr_error **err)
   s->seccomp = t->seccomp;
   s->no_pivot = t->opts->no_pivot;
   s->no_new_keyring = t->opts->no_new_keyring;
+  s->stdio = t->opts->set_stdio ? t->opts->stdio : NULL;
   s->runtime_fds[0] = t->c.dirfd;
   s->runtime_fds[1] = t->c.store.root_fd;
   s->listen_fds = listen_fds_from_env ();
@@ -346,18 +404,10 @@ run_runtime_hooks (struct create_txn *t, sr_error **err)
 }
 
 static int
-forward_notify_fd (struct create_txn *t, sr_error **err)
+forward_listener (struct create_txn *t, sr_error **err)
 {
-  struct sr_sync_msg msg;
-  if (sr_sync_recv (t->spawn.sync_fd, &msg, err) < 0)
-    return -1;
-  if (msg.hdr.type == SR_SYNC_ERROR)
-    return sr_sync_error_from (&msg, err);
-  if (msg.hdr.type != SR_SYNC_FD || msg.fd < 0)
-    return sr_fail (err, EPROTO, "sync: expected the seccomp listener fd");
-  _cleanup_close_ int fd = msg.fd;
   _cleanup_free_ char *state = state_json_for_hooks (t, SR_STATUS_CREATING);
-  return sr_seccomp_send_to_listener (t->cfg->linux_->seccomp, fd, t->spawn.pid, state, err);
+  return sr_seccomp_hand_listener (t->cfg->linux_->seccomp, t->spawn.sync_fd, t->spawn.pid, state, err);
 }
 
 /* The parent's half of the script in sync.h, in the init's order. */
@@ -393,7 +443,7 @@ drive_init (struct create_txn *t, sr_error **err)
   if (s->want_hooks
       && answer_step (t, SR_STEP_HOOKS_PLEASE, SR_STEP_HOOKS_DONE, run_runtime_hooks, err) < 0)
     return -1;
-  if (s->want_notify_fd && forward_notify_fd (t, err) < 0)
+  if (s->want_notify_fd && forward_listener (t, err) < 0)
     return -1;
   if (sr_sync_expect_step (s->sync_fd, SR_STEP_READY, err) < 0)
     return -1;
@@ -433,6 +483,14 @@ finish_create (struct create_txn *t, sr_error **err)
     return -1;
   if (t->opts->pid_file != NULL && sr_write_pid_file (t->opts->pid_file, t->spawn.pid, err) < 0)
     return -1;
+  if (t->opts->init_pidfd != NULL && t->spawn.pidfd < 0)
+    {
+      /* Two-step spawns (and kernels without clone3) give none: the init is
+       * our unreaped child, so its pid cannot have been reused. */
+      t->spawn.pidfd = (int) syscall (SYS_pidfd_open, t->spawn.pid, 0);
+      if (t->spawn.pidfd < 0)
+        return sr_fail (err, errno, "pidfd of the init");
+    }
   if (sr_sync_send (t->spawn.sync_fd, SR_SYNC_STEP, SR_STEP_GO, NULL, err) < 0)
     return -1;
   t->done = true;
@@ -556,5 +614,9 @@ sr_container_create (const struct sr_globals *g, const char *id,
     sigprocmask (SIG_SETMASK, &old, NULL);
   if (r < 0)
     return sr_wrap (err, "%s \"%s\"", verb, id);
+  if (opts->init_pid != NULL)
+    *opts->init_pid = t.spawn.pid;
+  if (opts->init_pidfd != NULL)
+    *opts->init_pidfd = steal_fd (&t.spawn.pidfd);
   return 0;
 }

@@ -12,10 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sandrun/cgroup.h"
+#include "core/cgroup/cgroup.h"
+#include "core/cgroup/cgroup_stats.h"
 #include "sandrun/events.h"
 #include "sandrun/jsongen.h"
-#include "sandrun/lifecycle.h"
+#include "core/lifecycle.h"
 #include "sandrun/log.h"
 #include "sandrun/util.h"
 
@@ -427,12 +428,8 @@ sr_container_events (const struct sr_globals *g, const char *id,
 
   if (opts->interval_ms == 0)
     return sr_fail (err, 0, "events: duration interval must be greater than 0");
-  if (sr_container_load (g, id, false, &c, err) < 0)
-    return sr_wrap (err, "events \"%s\"", id);
-  if (c.status == SR_STATUS_STOPPED || c.rec.cgroup_path == NULL)
-    return sr_fail (err, 0, "events: container with id %s is not running", id);
-  if (sr_cgroup_open (c.rec.cgroup_path, &cg, err) < 0)
-    return sr_wrap (err, "events \"%s\"", id);
+  if (sr_container_open_cgroup (g, id, &c, &cg, err) < 0)
+    return sr_wrap (err, "events");
   struct watch w = { .id = id, .out = out, .cg = cg, .pid = c.rec.pid,
                      .start_time = c.rec.start_time, .pidfd = -1, .sigfd = -1 };
   if (opts->stats_only)

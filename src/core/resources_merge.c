@@ -14,36 +14,6 @@
 
 #define MAX_PATCHES 3
 
-static void
-gen_copy (yajl_gen g, yajl_val v)
-{
-  if (v == NULL || YAJL_IS_NULL (v))
-    yajl_gen_null (g);
-  else if (YAJL_IS_STRING (v))
-    sr_json_gen_str (g, v->u.string);
-  else if (YAJL_IS_NUMBER (v))
-    yajl_gen_number (g, v->u.number.r, strlen (v->u.number.r));
-  else if (YAJL_IS_TRUE (v) || YAJL_IS_FALSE (v))
-    yajl_gen_bool (g, YAJL_IS_TRUE (v));
-  else if (YAJL_IS_ARRAY (v))
-    {
-      yajl_gen_array_open (g);
-      for (size_t i = 0; i < v->u.array.len; i++)
-        gen_copy (g, v->u.array.values[i]);
-      yajl_gen_array_close (g);
-    }
-  else
-    {
-      yajl_gen_map_open (g);
-      for (size_t i = 0; i < v->u.object.len; i++)
-        {
-          sr_json_gen_str (g, v->u.object.keys[i]);
-          gen_copy (g, v->u.object.values[i]);
-        }
-      yajl_gen_map_close (g);
-    }
-}
-
 /* Whether `key` is one of the first `n` keys of `obj`: a repeated key is
  * written once (with its last value, as oj_member reads it). */
 static bool
@@ -97,7 +67,7 @@ gen_merged (yajl_gen g, yajl_val *vals, size_t n, enum skip skip)
   size_t first = n - 1;
   if (!YAJL_IS_OBJECT (vals[first]))
     {
-      gen_copy (g, vals[first]);
+      sr_json_gen_value (g, vals[first]);
       return;
     }
   while (first > 0 && YAJL_IS_OBJECT (vals[first - 1]))
@@ -126,7 +96,7 @@ gen_replacing (yajl_gen g, yajl_val v, const char *const *path,
 {
   if (path[0] == NULL)
     {
-      gen_copy (g, replacement);
+      sr_json_gen_value (g, replacement);
       return;
     }
   bool done = false;
@@ -138,7 +108,7 @@ gen_replacing (yajl_gen g, yajl_val v, const char *const *path,
         continue;
       sr_json_gen_str (g, key);
       if (strcmp (key, path[0]) != 0)
-        gen_copy (g, oj_member (v, key));
+        sr_json_gen_value (g, oj_member (v, key));
       else
         {
           gen_replacing (g, oj_member (v, key), path + 1, replacement);

@@ -8,23 +8,18 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sandrun/linux_attrs.h"
+#include "core/cgroup/cgroup.h"
+#include "core/linux_attrs.h"
 #include "sandrun/log.h"
-#include "sandrun/mountopt.h"
-#include "sandrun/procfs.h"
-#include "sandrun/rootfs.h"
-#include "sandrun/safepath.h"
+#include "core/mountopt.h"
+#include "util/procfs.h"
+#include "core/rootfs.h"
+#include "util/safepath.h"
 #include "sandrun/util.h"
-
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
-
-#define HOST_CGROUP_ROOT "/sys/fs/cgroup"
+#include "util/mountinfo.h"
 
 /* Where the mounts of the list go. */
 struct mount_env
@@ -372,236 +367,34 @@ mount_proc (const struct mount_env *env, const oci_mount *m,
   return -1;
 }
 
-/* ---- cgroup mounts ------------------------------------------------------- */
+/* ---- cgroup mounts (cgroup/mount.c) ------------------------------------- */
 
-/* "ID:controllers:path" of /proc/self/cgroup for a hierarchy; its path. */
-static char *
-own_cgroup_path (const char *self_cgroup, const char *controllers)
+static int
+cg_new_fs (void *env, const char *dest, const char *type, const char *source,
+           const struct sr_mount_opts *o, sr_error **err)
 {
-  _cleanup_free_ char *copy = xstrdup (self_cgroup);
-  char *save = NULL;
-
-  for (char *l = strtok_r (copy, "\n", &save); l;
-       l = strtok_r (NULL, "\n", &save))
-    {
-      char *c = strchr (l, ':');
-      char *p = c ? strchr (c + 1, ':') : NULL;
-      if (p == NULL)
-        continue;
-      *p = '\0';
-      if (strcmp (c + 1, controllers) == 0)
-        return xstrdup (p + 1);
-    }
-  return NULL;
+  return mount_new_fs (env, dest, type, source, o, err);
 }
 
 static int
-read_proc (const char *path, char **out, sr_error **err)
+cg_bind_host (void *env, const char *dest, const char *src,
+              const struct sr_mount_opts *o, sr_error **err)
 {
-  size_t len;
-  return sr_procfs_read (path, out, &len, err);
-}
-
-/* cgroup v2 host: a cgroup2 mount (the cgroup namespace's view).  Without
- * a cgroup namespace of its own, a user namespace may not mount it: the
- * container's own cgroup directory is bound instead (as runc does). */
-static int
-mount_cgroup2 (const struct mount_env *env, const oci_mount *m,
-               const struct sr_mount_opts *o, sr_error **err)
-{
-  _cleanup_error_ sr_error *first = NULL;
-  _cleanup_free_ char *self = NULL, *path = NULL, *src = NULL;
-  const char *source = m->source ? m->source : "cgroup2";
-
-  if (mount_new_fs (env, m->destination, "cgroup2", source, o, &first) == 0)
-    return 0;
-  if (first->errnum != EPERM && first->errnum != EBUSY)
-    {
-      *err = steal_pointer (&first);
-      return -1;
-    }
-  if (read_proc ("self/cgroup", &self, err) < 0)
-    return -1;
-  path = own_cgroup_path (self, "");
-  if (path == NULL)
-    return sr_fail (err, ENOENT, "no cgroup v2 entry in /proc/self/cgroup");
-  src = xasprintf (HOST_CGROUP_ROOT "%s", path);
-  struct sr_mount_opts bind = *o;
-  bind.flags |= MS_BIND | MS_REC;
-  bind.data = NULL;
-  return mount_host_path (env, m->destination, src, &bind, err);
-}
-
-/* One line of mountinfo: the mount point and the fields after " - ". */
-struct mountinfo_entry
-{
-  char *mountpoint;
-  char *fstype;
-  char *superopts;
-};
-
-static bool
-parse_mountinfo_line (char *line, struct mountinfo_entry *e)
-{
-  char *sep = strstr (line, " - ");
-  char *f[5] = { NULL };
-  char *save = NULL, *tok;
-  int n = 0;
-
-  if (sep == NULL)
-    return false;
-  *sep = '\0';
-  for (tok = strtok_r (line, " ", &save); tok && n < 5;
-       tok = strtok_r (NULL, " ", &save))
-    f[n++] = tok;
-  e->mountpoint = f[4];
-  e->fstype = strtok_r (sep + 3, " ", &save);
-  if (e->fstype == NULL || strtok_r (NULL, " ", &save) == NULL)
-    return false;
-  e->superopts = strtok_r (NULL, " ", &save);
-  return e->mountpoint != NULL && e->superopts != NULL;
-}
-
-/* The /proc/self/cgroup controller field of a v1 hierarchy mounted with
- * `superopts` ("rw,cpu,cpuacct" -> "cpu,cpuacct", "rw,name=systemd" ->
- * "name=systemd"): the line of /proc/self/cgroup whose every controller
- * appears among the options. */
-static char *
-v1_controllers (const char *self_cgroup, const char *superopts)
-{
-  _cleanup_free_ char *copy = xstrdup (self_cgroup);
-  _cleanup_free_ char *opts = xasprintf (",%s,", superopts);
-  char *save = NULL;
-
-  for (char *l = strtok_r (copy, "\n", &save); l;
-       l = strtok_r (NULL, "\n", &save))
-    {
-      char *c = strchr (l, ':');
-      char *p = c ? strchr (c + 1, ':') : NULL;
-      bool all = true;
-      if (p == NULL || p == c + 1)
-        continue;
-      *p = '\0';
-      _cleanup_free_ char *ctrls = xstrdup (c + 1);
-      char *s2 = NULL;
-      for (char *k = strtok_r (ctrls, ",", &s2); k;
-           k = strtok_r (NULL, ",", &s2))
-        {
-          _cleanup_free_ char *needle = xasprintf (",%s,", k);
-          all = all && strstr (opts, needle) != NULL;
-        }
-      if (all)
-        return xstrdup (c + 1);
-    }
-  return NULL;
-}
-
-/* A co-mounted hierarchy "cpu,cpuacct" also answers to "cpu" and
- * "cpuacct", as on the host. */
-static int
-cgroup_v1_aliases (int dirfd, const char *name, sr_error **err)
-{
-  _cleanup_free_ char *copy = xstrdup (name);
-  char *save = NULL;
-
-  if (strchr (name, ',') == NULL)
-    return 0;
-  for (char *k = strtok_r (copy, ",", &save); k;
-       k = strtok_r (NULL, ",", &save))
-    if (symlinkat (name, dirfd, k) < 0 && errno != EEXIST)
-      return sr_fail (err, errno, "symlink \"%s\"", k);
-  return 0;
-}
-
-static int
-mount_cgroup_v1_one (const struct mount_env *env, const char *dest,
-                     const struct mountinfo_entry *e, const char *self,
-                     const struct sr_mount_opts *o, sr_error **err)
-{
-  const char *name = e->mountpoint + strlen (HOST_CGROUP_ROOT "/");
-  bool v2 = strcmp (e->fstype, "cgroup2") == 0;
-  _cleanup_free_ char *ctrls = v2 ? xstrdup ("")
-                                  : v1_controllers (self, e->superopts);
-  _cleanup_free_ char *sub = xasprintf ("%s/%s", dest, name);
-  _cleanup_free_ char *path = NULL, *src = NULL;
-  struct sr_mount_opts h = *o;
-
-  if (ctrls == NULL)
-    return 0; /* a hierarchy the process is not in: nothing to show */
-  if (has_new_namespace (env->ctx->cfg, "cgroup"))
-    {
-      h.data = NULL;
-      if (!v2)
-        strv_append (&h.data, ctrls);
-      int r = mount_new_fs (env, sub, e->fstype, e->fstype, &h, err);
-      strv_free (h.data);
-      return r;
-    }
-  path = own_cgroup_path (self, ctrls);
-  if (path == NULL)
-    return 0;
-  src = xasprintf ("%s%s", e->mountpoint, path);
-  h.flags |= MS_BIND;
-  h.data = NULL;
-  return mount_host_path (env, sub, src, &h, err);
-}
-
-/* cgroup v1 or hybrid host: a tmpfs holding one mount per hierarchy the
- * process belongs to (its own cgroup bound from the host, or with a cgroup
- * namespace a fresh mount of the hierarchy).  Limits: net_cls,net_prio and
- * the like appear as found on the host; hierarchies mounted elsewhere than
- * /sys/fs/cgroup/NAME are not shown. */
-static int
-mount_cgroup_v1 (const struct mount_env *env, const oci_mount *m,
-                 const struct sr_mount_opts *o, sr_error **err)
-{
-  _cleanup_free_ char *self = NULL, *info = NULL;
-  _cleanup_close_ int dirfd = -1;
-  struct sr_mount_opts tmp = { .flags = o->flags & ~MS_RDONLY };
-  char *save = NULL;
-
-  if (read_proc ("self/cgroup", &self, err) < 0
-      || read_proc ("self/mountinfo", &info, err) < 0)
-    return -1;
-  strv_append (&tmp.data, "mode=755");
-  int r = mount_new_fs (env, m->destination, "tmpfs", "tmpfs", &tmp, err);
-  strv_free (tmp.data);
-  if (r < 0)
-    return -1;
-  dirfd = sr_open_in_root (env->rootfd, m->destination, O_PATH | O_DIRECTORY,
-                           0, err);
-  if (dirfd < 0)
-    return -1;
-  for (char *l = strtok_r (info, "\n", &save); l;
-       l = strtok_r (NULL, "\n", &save))
-    {
-      struct mountinfo_entry e;
-      const char *name;
-      if (!parse_mountinfo_line (l, &e)
-          || !str_has_prefix (e.mountpoint, HOST_CGROUP_ROOT "/")
-          || (strcmp (e.fstype, "cgroup") && strcmp (e.fstype, "cgroup2")))
-        continue;
-      name = e.mountpoint + strlen (HOST_CGROUP_ROOT "/");
-      if (strchr (name, '/'))
-        continue;
-      if (mount_cgroup_v1_one (env, m->destination, &e, self, o, err) < 0
-          || cgroup_v1_aliases (dirfd, name, err) < 0)
-        return sr_wrap (err, "%s", e.mountpoint);
-    }
-  if (o->flags & MS_RDONLY)
-    return sr_mount_setattr_fd (dirfd, MOUNT_ATTR_RDONLY, 0, false, 0, err);
-  return 0;
+  return mount_host_path (env, dest, src, o, err);
 }
 
 static int
 mount_cgroup (const struct mount_env *env, const oci_mount *m,
               const struct sr_mount_opts *o, sr_error **err)
 {
-  struct statfs sf;
-
-  if (statfs (HOST_CGROUP_ROOT, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC)
-    return mount_cgroup2 (env, m, o, err);
-  return mount_cgroup_v1 (env, m, o, err);
+  const struct sr_cgroup_mounter mt = {
+    .env = (void *) env,
+    .new_fs = cg_new_fs,
+    .bind_host = cg_bind_host,
+    .rootfd = env->rootfd,
+    .cgroupns = has_new_namespace (env->ctx->cfg, "cgroup"),
+  };
+  return sr_cgroup_mount (&mt, m->destination, m->source, o, err);
 }
 
 /* A proc or sysfs destination that is a symlink in the image is refused,
@@ -750,21 +543,11 @@ static int
 detach_if_revealing (char *line, const char *rootfs, size_t rlen,
                      sr_error **err)
 {
-  char *sep = strstr (line, " - ");
-  char *f[5];
-  char *save = NULL;
-  size_t n = 0;
-  if (sep == NULL)
+  struct sr_mountinfo mi;
+  if (!sr_mountinfo_parse (line, &mi)
+      || (strcmp (mi.fstype, "proc") != 0 && strcmp (mi.fstype, "sysfs") != 0))
     return 0;
-  *sep = '\0';
-  for (char *t = strtok_r (line, " ", &save); t && n < 5;
-       t = strtok_r (NULL, " ", &save))
-    f[n++] = t;
-  char *type = strtok_r (sep + 3, " ", &save);
-  if (n < 5 || type == NULL
-      || (strcmp (type, "proc") != 0 && strcmp (type, "sysfs") != 0))
-    return 0;
-  const char *mp = sr_mountinfo_unescape (f[4]);
+  const char *mp = mi.point;
   if (strncmp (mp, rootfs, rlen) == 0 && (mp[rlen] == '/' || mp[rlen] == '\0'))
     return 0;
   if (mount (NULL, mp, NULL, MS_PRIVATE | MS_REC, NULL) < 0 && errno != EINVAL

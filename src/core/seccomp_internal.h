@@ -61,19 +61,7 @@ void sr_seccomp_cache_store (const char *cache_dir,
 void sr_seccomp_cache_name (const uint8_t key[SR_SECCOMP_KEY_LEN],
                             char name[2 * SR_SECCOMP_KEY_LEN + 1]);
 
-/* ---- seccomp_sha256.c: FIPS 180-4 SHA-256 ---- */
-
-typedef struct
-{
-  uint32_t h[8];
-  uint64_t total; /* bytes hashed so far */
-  uint8_t buf[64];
-  size_t buf_len;
-} sr_sha256_ctx;
-
-void sr_sha256_init (sr_sha256_ctx *c);
-void sr_sha256_update (sr_sha256_ctx *c, const void *data, size_t len);
-void sr_sha256_final (sr_sha256_ctx *c, uint8_t out[32]);
-void sr_sha256 (const void *data, size_t len, uint8_t out[32]);
+/* ---- seccomp_sha256.c: FIPS 180-4 SHA-256 (sandrun/sha256.h) ---- */
+#include "sandrun/sha256.h"
 
 #endif

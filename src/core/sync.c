@@ -1,11 +1,12 @@
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "sandrun/fdpass.h"
-#include "sandrun/sync.h"
+#include "util/fdpass.h"
+#include "core/sync.h"
 #include "sandrun/util.h"
 
 int
@@ -119,6 +120,21 @@ void
 sr_sync_send_log (int sock, enum sr_log_level level, const char *msg)
 {
   sr_sync_send (sock, SR_SYNC_LOG, level, msg, NULL);
+}
+
+static void
+forward_log (void *ctx, enum sr_log_level level, const char *msg)
+{
+  sr_sync_send_log ((int) (intptr_t) ctx, level, msg);
+}
+
+void
+sr_log_set_forward_fd (int fd)
+{
+  if (fd < 0)
+    sr_log_set_forward (NULL, NULL);
+  else
+    sr_log_set_forward (forward_log, (void *) (intptr_t) fd);
 }
 
 void

@@ -31,7 +31,7 @@ extern char **environ;
 
 /* The commands during which a runtime process runs next to, or inside, a
  * container. */
-static const char *const protected_commands[] = { "create", "run", "exec" };
+static const char *const protected_commands[] = { "create", "run", "exec", "sandbox" };
 
 bool
 sr_exeseal_needed (const char *command)

@@ -7,13 +7,15 @@
 #include <unistd.h>
 
 #include "sandrun/log.h"
-#include "sandrun/sync.h"
 #include "sandrun/util.h"
 
 static int log_fd = 2;
 static bool log_json;
 static bool log_debug;
-static int forward_fd = -1;
+/* Where log lines go instead of the log, in a child that has a parent to
+ * tell (core/sync.c sets it: util knows nothing of the sync protocol). */
+static sr_log_forward_fn forward_fn;
+static void *forward_ctx;
 
 static const char *const level_names[] = { "error", "warning", "info", "debug" };
 
@@ -44,9 +46,10 @@ sr_log_debug_enabled (void)
 }
 
 void
-sr_log_set_forward_fd (int fd)
+sr_log_set_forward (sr_log_forward_fn fn, void *ctx)
 {
-  forward_fd = fd;
+  forward_fn = fn;
+  forward_ctx = ctx;
 }
 
 /* JSON string escaping for the few characters a log message can carry. */
@@ -122,8 +125,8 @@ sr_log (enum sr_log_level level, const char *fmt, ...)
   _cleanup_free_ char *msg = xvasprintf (fmt, ap);
   va_end (ap);
 
-  if (forward_fd >= 0)
-    sr_sync_send_log (forward_fd, level, msg);
+  if (forward_fn != NULL)
+    forward_fn (forward_ctx, level, msg);
   else
     write_line (level, msg);
   errno = saved;

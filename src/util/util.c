@@ -372,22 +372,3 @@ sr_environ_wipe (void)
     memset (env_block, 0, env_block_len);
   clearenv ();
 }
-
-char *
-sr_mountinfo_unescape (char *s)
-{
-  char *w = s;
-  for (char *r = s; *r; r++)
-    {
-      if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0'
-          && r[2] <= '7' && r[3] >= '0' && r[3] <= '7')
-        {
-          *w++ = (char) ((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-          r += 3;
-        }
-      else
-        *w++ = *r;
-    }
-  *w = '\0';
-  return s;
-}

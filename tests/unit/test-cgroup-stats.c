@@ -8,6 +8,7 @@
 
 #include "../../src/core/cgroup/stats.h"
 #include "sandrun/events.h"
+#include "sandrun/stats.h"
 #include "sandrun/util.h"
 #include "unit.h"
 
@@ -86,6 +87,7 @@ test_v2_cpu_io_pids (void)
                   "254:16 rbytes=1 wbytes=2 rios=3 wios=4\n");
   put ("pids.current", "3\n");
   put ("pids.max", "max\n");
+  put ("pids.events", "max 5\n");
   put ("cpuset.cpus.effective", "0-2,5\n");
   put ("cpuset.mems.effective", "0\n");
   CHECK (sr_cg_v2_cpu_stats (dfd, &st, &err) == 0 && st.cpu.total == 7000
@@ -102,8 +104,14 @@ test_v2_cpu_io_pids (void)
              && st.blkio[SR_BLKIO_SERVICE_BYTES].v[0].value == 4096,
          "io.stat: runc's op names");
   CHECK (sr_cg_pids_stats (dfd, &st, &err) == 0 && st.pids.current == 3
-             && st.pids.limit == 0,
-         "pids: max is limit 0 (runc)");
+             && st.pids.limit == 0 && st.pids.max_events == 5,
+         "pids: max is limit 0 (runc), refused forks from pids.events");
+  struct sr_stats sum;
+  sr_stats_from_cgroup (&st, &sum);
+  CHECK (sum.cpu_usec == 7 && sum.cpu_user_usec == 3 && sum.cpu_system_usec == 4
+             && sum.pids_current == 3 && sum.pids_limit == 0
+             && sum.pids_max_events == 5,
+         "sr_stats: CPU in microseconds, pids as read");
   CHECK (sr_cg_v2_cpuset_stats (dfd, &st, &err) == 0 && st.cpuset.cpus.n == 4
              && st.cpuset.cpus.v[3] == 5 && st.cpuset.mems.n == 1,
          "cpuset lists expanded");
@@ -144,6 +152,15 @@ test_v1 (void)
              && st.memory.usage.limit == 9223372036854771712ull
              && st.memory.oom_kill == 6 && st.memory.cache == 11,
          "v1 memory: counters, oom_kill from memory.oom_control");
+  struct sr_stats sum;
+  sr_stats_from_cgroup (&st, &sum);
+  CHECK (sum.memory_bytes == 4096 && sum.memory_peak_bytes == 8192
+             && sum.memory_limit_bytes == 0 && sum.memory_max_events == 2
+             && sum.memory_oom_kills == 6,
+         "sr_stats: v1's unlimited is limit 0, failcnt counts max events");
+  st.memory.usage.limit = 268435456;
+  sr_stats_from_cgroup (&st, &sum);
+  CHECK (sum.memory_limit_bytes == 268435456, "sr_stats: a real limit as is");
   put ("blkio.throttle.io_service_bytes_recursive",
        "7:0 Read 512\n7:0 Write 0\n7:0 Total 512\nTotal 512\n");
   put ("blkio.throttle.io_serviced_recursive", "7:0 Read 1\n");

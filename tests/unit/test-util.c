@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "sandrun/error.h"
+#include "util/mountinfo.h"
 #include "sandrun/util.h"
 #include "unit.h"
 
@@ -124,9 +125,37 @@ test_close_fds_except (void)
   sr_close (fds[4]);
 }
 
+/* The one mountinfo parser: escapes decoded, optional fields skipped. */
+static void
+test_mountinfo (void)
+{
+  char line[] = "36 35 98:0 /a\\134b /mnt/with\\040space rw,noatime shared:1 "
+                "master:2 - ext3 /dev/root\\011x rw,errors=continue";
+  struct sr_mountinfo m;
+  CHECK (sr_mountinfo_parse (line, &m), "a line with optional fields parses");
+  CHECK_STR (m.root, "/a\\b", "root: \\134 is a backslash");
+  CHECK_STR (m.point, "/mnt/with space", "mount point: \\040 is a space");
+  CHECK_STR (m.source, "/dev/root\tx", "source: \\011 is a tab");
+  CHECK_STR (m.opts, "rw,noatime", "mount options");
+  CHECK_STR (m.fstype, "ext3", "filesystem type");
+  CHECK_STR (m.superopts, "rw,errors=continue", "superblock options");
+  char bare[] = "25 1 0:22 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup "
+                "rw,cpu,cpuacct";
+  CHECK (sr_mountinfo_parse (bare, &m) && strcmp (m.fstype, "cgroup") == 0
+             && sr_mountinfo_has_opt (m.superopts, "cpuacct")
+             && !sr_mountinfo_has_opt (m.superopts, "cpuac")
+             && !sr_mountinfo_has_opt (m.superopts, "pu"),
+         "no optional fields; whole options only");
+  char cut[] = "25 1 0:22 / /x rw - cgroup";
+  CHECK (!sr_mountinfo_parse (cut, &m), "a line cut short is refused");
+  char nodash[] = "25 1 0:22 / /x rw shared:1 cgroup cgroup rw";
+  CHECK (!sr_mountinfo_parse (nodash, &m), "a line without \" - \" is refused");
+}
+
 int
 main (void)
 {
+  test_mountinfo ();
   test_errors ();
   test_strings ();
   test_files ();

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "util/mountinfo.h"
 #include "sandrun/util.h"
 
 #define CGROUP_ROOT "/sys/fs/cgroup"
@@ -81,48 +82,20 @@ struct mount_entry
   char *superopts;
 };
 
-/* Fields: id parent maj:min root point opts [optional...] - fstype src super */
+/* A cgroup or cgroup2 line of mountinfo. */
 static bool
 parse_mount_line (char *line, struct mount_entry *m)
 {
-  char *f[6] = { 0 };
-  char *save = NULL;
-  char *t = strtok_r (line, " ", &save);
-  for (int i = 0; i < 6 && t != NULL; i++)
-    {
-      f[i] = t;
-      t = strtok_r (NULL, " ", &save);
-    }
-  while (t != NULL && strcmp (t, "-") != 0)
-    t = strtok_r (NULL, " ", &save);
-  char *fstype = t ? strtok_r (NULL, " ", &save) : NULL;
-  char *source = fstype ? strtok_r (NULL, " ", &save) : NULL;
-  char *super = source ? strtok_r (NULL, " ", &save) : NULL;
-  if (f[5] == NULL || super == NULL)
+  struct sr_mountinfo mi;
+  if (!sr_mountinfo_parse (line, &mi))
     return false;
-  if (strcmp (fstype, "cgroup") != 0 && strcmp (fstype, "cgroup2") != 0)
+  if (strcmp (mi.fstype, "cgroup") != 0 && strcmp (mi.fstype, "cgroup2") != 0)
     return false;
-  sr_mountinfo_unescape (f[3]);
-  sr_mountinfo_unescape (f[4]);
-  m->root = f[3];
-  m->point = f[4];
-  m->v2 = strcmp (fstype, "cgroup2") == 0;
-  m->superopts = super;
+  m->root = mi.root;
+  m->point = mi.point;
+  m->v2 = strcmp (mi.fstype, "cgroup2") == 0;
+  m->superopts = mi.superopts;
   return true;
-}
-
-static bool
-opts_contain (const char *superopts, const char *want)
-{
-  size_t wl = strlen (want);
-  for (const char *p = superopts; *p;)
-    {
-      size_t l = strcspn (p, ",");
-      if (l == wl && memcmp (p, want, wl) == 0)
-        return true;
-      p += l + (p[l] == ',');
-    }
-  return false;
 }
 
 static bool
@@ -136,7 +109,7 @@ mount_matches (const struct mount_entry *m, bool v2, const char *key)
   char *save = NULL;
   for (char *t = strtok_r (copy, ",", &save); t != NULL;
        t = strtok_r (NULL, ",", &save))
-    if (!opts_contain (m->superopts, t))
+    if (!sr_mountinfo_has_opt (m->superopts, t))
       return false;
   return true;
 }

@@ -232,9 +232,14 @@ sr_cg_hugetlb_sizes (int dirfd, const char *suffix, char ***sizes,
 int
 sr_cg_pids_stats (int dirfd, sr_cgroup_stats *st, sr_error **err)
 {
+  sr_cg_kv *ev = NULL;
+  size_t n = 0;
   if (sr_cg_read_u64_opt (dirfd, "pids.current", &st->pids.current, err) < 0
-      || sr_cg_read_u64_opt (dirfd, "pids.max", &st->pids.limit, err) < 0)
+      || sr_cg_read_u64_opt (dirfd, "pids.max", &st->pids.limit, err) < 0
+      || sr_cg_read_kv_opt (dirfd, "pids.events", &ev, &n, err) < 0)
     return -1;
+  st->pids.max_events = sr_cg_kv_get (ev, n, "max");
+  sr_cg_kv_free (ev, n);
   if (st->pids.limit == UINT64_MAX)
     st->pids.limit = 0; /* runc: 0 is "no limit" */
   return 0;
