@@ -16,8 +16,11 @@ static void
 version (void)
 {
   const struct scmp_version *v = seccomp_version ();
-  printf ("sandrun version %s\nspec: %s\nlibseccomp: %u.%u.%u\n", PACKAGE_VERSION,
-          OCI_SPEC_VERSION, v->major, v->minor, v->micro);
+  /* runc's lines, in runc's order (tools parse "version", "commit" and
+   * "spec"); runc's "go:" line has no counterpart. */
+  printf ("sandrun version %s\ncommit: %s\nspec: %s\nlibseccomp: %u.%u.%u\n",
+          PACKAGE_VERSION, SANDRUN_COMMIT, OCI_SPEC_VERSION, v->major,
+          v->minor, v->micro);
 }
 
 enum

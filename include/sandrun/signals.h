@@ -7,7 +7,8 @@
 
 #include "sandrun/error.h"
 
-/* Returns 0 and sets *signo, or -1 with "unknown signal \"NAME\"". */
+/* Returns 0 and sets *signo, or -1 with "unknown signal \"NAME\"".  The
+ * number 0 is taken (no signal, only the checks: runc and crun take it). */
 int sr_signal_parse (const char *name, int *signo, sr_error **err);
 /* "SIGTERM" for 15; NULL for an unknown number. */
 const char *sr_signal_name (int signo);

@@ -244,7 +244,9 @@ cmd_update (const struct sr_globals *g, int argc, char **argv, sr_error **err)
 
   build_options (options);
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+r:", options, NULL)) != -1)
+  /* No "+": options may follow the id too (`update web --memory 64M`), as
+   * runc takes them. */
+  while ((c = getopt_long (argc, argv, "r:", options, NULL)) != -1)
     {
       if (c == 'r')
         file = optarg;

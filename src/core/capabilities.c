@@ -129,8 +129,19 @@ cap_name_well_formed (const char *name)
   return true;
 }
 
-/* Names unknown to this kernel are skipped with one warning (as runc does:
- * a config written for a newer kernel still runs); malformed names fail. */
+static bool
+printable_name (const char *name)
+{
+  for (const char *s = name; *s; s++)
+    if (*s <= ' ' || *s >= 0x7f)
+      return false;
+  return name[0] != '\0';
+}
+
+/* Names unknown to this kernel or to sandrun are skipped with one warning
+ * (as runc and crun do: a config written for a newer kernel still runs,
+ * and neither refuses a malformed name); one with bytes that could break
+ * the warning's line is named by its place only. */
 static int
 caps_mask (char **names, const char *set, uint64_t *out, char ***unknown,
            sr_error **err)
@@ -140,20 +151,20 @@ caps_mask (char **names, const char *set, uint64_t *out, char ***unknown,
     {
       int c;
 
-      if (!cap_name_well_formed (names[i]))
-        return sr_fail (err, EINVAL,
-                        "capabilities.%s: \"%s\" is not a capability name", set,
-                        names[i]);
-      c = sr_cap_from_name (names[i]);
+      c = cap_name_well_formed (names[i]) ? sr_cap_from_name (names[i]) : -1;
       if (c >= 0)
         *out |= CAP_BIT (c);
       else
         {
+          _cleanup_free_ char *shown
+              = printable_name (names[i])
+                    ? xstrdup (names[i])
+                    : xasprintf ("(%s entry %zu)", set, i);
           bool seen = false;
           for (size_t j = 0; *unknown != NULL && (*unknown)[j]; j++)
-            seen = seen || strcmp ((*unknown)[j], names[i]) == 0;
+            seen = seen || strcmp ((*unknown)[j], shown) == 0;
           if (!seen)
-            strv_append (unknown, names[i]);
+            strv_append (unknown, shown);
         }
     }
   return 0;

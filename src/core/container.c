@@ -92,7 +92,7 @@ sr_container_load (const struct sr_globals *g, const char *id, bool exclusive,
       if (err != NULL && *err != NULL && (*err)->errnum == ENOENT)
         {
           sr_error_freep (err);
-          return sr_fail (err, 0, "container \"%s\" does not exist", id);
+          return sr_fail_no_container (err, id);
         }
       return -1;
     }
@@ -188,7 +188,7 @@ sr_container_start (const struct sr_globals *g, const char *id, sr_error **err)
     {
       c.status = SR_STATUS_RUNNING;
       _cleanup_free_ char *state = sr_container_state_json (&c);
-      sr_hooks_run_warn (&cfg->hooks->poststart, "poststart", state);
+      sr_hooks_run_warn (&cfg->hooks->poststart, "poststart", state, c.rec.bundle);
     }
   return 0;
 }
@@ -290,10 +290,12 @@ sr_container_destroy (sr_container *c, const oci_config *cfg, sr_error **err)
   _cleanup_cgroup_ sr_cgroup *cg = NULL;
 
   /* A create that never finished may have recorded a cgroup it did not get
-   * to make: only its own init is killed then (by pid, below), never
-   * whatever else sits in a cgroup of that name. */
+   * to make, and a shared cgroup holds others' processes: only the
+   * container's own init is killed then (by pid, below), never whatever
+   * else sits in that cgroup. */
+  bool own_cgroup = c->rec.created_done && !c->rec.cgroup_shared;
   if (c->rec.cgroup_path != NULL && sr_cgroup_open (c->rec.cgroup_path, &cg, NULL) == 0
-      && c->rec.created_done)
+      && own_cgroup)
     {
       sr_cgroup_freeze (cg, false, NULL);
       sr_cgroup_kill (cg, SIGKILL, NULL);
@@ -303,7 +305,7 @@ sr_container_destroy (sr_container *c, const oci_config *cfg, sr_error **err)
       signal_init (&c->rec, SIGKILL, NULL);
       wait_gone (c->rec.pid, c->rec.start_time, 5000);
     }
-  if (cg != NULL && !c->rec.created_done && cgroup_in_use (cg))
+  if (cg != NULL && !own_cgroup && cgroup_in_use (cg))
     {
       sr_debug ("delete \"%s\": cgroup %s has processes of someone else: left alone",
                 c->rec.id, c->rec.cgroup_path);
@@ -315,7 +317,7 @@ sr_container_destroy (sr_container *c, const oci_config *cfg, sr_error **err)
     {
       c->status = SR_STATUS_STOPPED;
       _cleanup_free_ char *state = sr_container_state_json (c);
-      sr_hooks_run_warn (&cfg->hooks->poststop, "poststop", state);
+      sr_hooks_run_warn (&cfg->hooks->poststop, "poststop", state, c->rec.bundle);
     }
   return sr_store_remove (&c->store, c->rec.id, err);
 }
@@ -333,6 +335,13 @@ sr_container_delete (const struct sr_globals *g, const char *id, bool force, sr_
         {
           sr_error_freep (err);
           return sr_store_remove (&c.store, id, err) < 0 ? sr_wrap (err, "delete \"%s\"", id) : 0;
+        }
+      /* Engines' cleanup paths delete blindly: a container that is not
+       * there is already deleted (runc and crun exit 0 too). */
+      if (force && c.dirfd < 0 && sr_error_errno (*err) == ENOENT)
+        {
+          sr_error_freep (err);
+          return 0;
         }
       return sr_wrap (err, "delete \"%s\"", id);
     }

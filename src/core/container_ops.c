@@ -82,7 +82,7 @@ check_rdt (const struct sr_update_opts *o, sr_error **err)
 }
 
 static int
-apply_text (const sr_cgroup *cg, const char *text, sr_error **err)
+apply_text (sr_cgroup *cg, const char *text, sr_error **err)
 {
   oci_resources *res = oci_resources_parse_data (text, strlen (text), err);
   if (res == NULL)

@@ -271,6 +271,7 @@ allocate (struct create_txn *t, sr_error **err)
     return -1;
   if (sr_cgroup_make (&spec, &t->cg, err) < 0)
     return sr_wrap (err, "cgroup");
+  t->c.rec.cgroup_shared = sr_cgroup_shared (t->cg);
 
   if (l != NULL && l->seccomp != NULL)
     {
@@ -395,9 +396,11 @@ run_runtime_hooks (struct create_txn *t, sr_error **err)
 {
   const oci_hooks *h = t->cfg->hooks;
   _cleanup_free_ char *state = state_json_for_hooks (t, SR_STATUS_CREATING);
-  if (sr_hooks_run (&h->prestart, "prestart", state, err) < 0)
+  sr_debug ("hooks: prestart and createRuntime");
+  if (sr_hooks_run (&h->prestart, "prestart", state, t->bundle, err) < 0)
     return -1;
-  return sr_hooks_run (&h->create_runtime, "createRuntime", state, err);
+  return sr_hooks_run (&h->create_runtime, "createRuntime", state,
+                       t->bundle, err);
 }
 
 static int
@@ -426,6 +429,7 @@ drive_init (struct create_txn *t, sr_error **err)
     return -1;
   if (sr_cgroup_enter (t->cg, s->pid, err) < 0)
     return sr_wrap (err, "cgroup");
+  sr_debug ("init: pid %d in cgroup \"%s\"", (int) s->pid, t->c.rec.cgroup_path);
   if (sr_linux_attrs_parent (t->cfg, t->id, s->pid, err) < 0)
     return -1;
   if (sr_sync_send (s->sync_fd, SR_SYNC_STEP, SR_STEP_CGROUP_DONE, NULL, err) < 0)
@@ -441,7 +445,10 @@ drive_init (struct create_txn *t, sr_error **err)
     return -1;
   if (s->want_notify_fd && forward_listener (t, err) < 0)
     return -1;
-  return sr_sync_expect_step (s->sync_fd, SR_STEP_READY, err);
+  if (sr_sync_expect_step (s->sync_fd, SR_STEP_READY, err) < 0)
+    return -1;
+  sr_debug ("init: ready (namespaces, mounts, process set up)");
+  return 0;
 }
 
 int
@@ -539,7 +546,7 @@ start_now (struct create_txn *t, int *exit_status, const sigset_t *set, sr_error
   if (poststart && started)
     {
       _cleanup_free_ char *state = state_json_for_hooks (t, SR_STATUS_RUNNING);
-      sr_hooks_run_warn (&h->poststart, "poststart", state);
+      sr_hooks_run_warn (&h->poststart, "poststart", state, t->bundle);
     }
   if (t->opts->detach)
     return 0;
@@ -589,6 +596,8 @@ sr_container_create (const struct sr_globals *g, const char *id,
   if (load_bundle (&t, err) < 0 || reserve (&t, err) < 0 || allocate (&t, err) < 0
       || prepare_spawn (&t, err) < 0)
     return sr_wrap (err, "%s \"%s\"", verb, id);
+  sr_debug ("%s \"%s\": config of bundle \"%s\" loaded, state reserved",
+            verb, id, t.bundle);
 
   /* A foreground run relays signals to the init: block them before the
    * clone so that none is lost.  Anything else stays killable. */

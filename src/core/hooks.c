@@ -109,6 +109,7 @@ struct hook_exec
   const char *path;
   char *const *argv;
   char *const *envp;
+  const char *cwd; /* NULL: stay */
   int stdin_fd; /* read end of the state pipe */
   int out_fd;   /* the runtime's stderr, or -1 */
   int err_fd;   /* write end of the exec-error pipe (CLOEXEC) */
@@ -125,7 +126,7 @@ hook_child (const struct hook_exec *x)
    * runtime must not reach one of its handlers once unblocked here. */
   sr_signals_reset (~UINT64_C (0));
   if (child_setup_stdio (x->stdin_fd, x->out_fd) < 0
-      || mark_fds_cloexec () < 0)
+      || mark_fds_cloexec () < 0 || (x->cwd != NULL && chdir (x->cwd) < 0))
     child_fail (x->err_fd, errno);
   execve (x->path, x->argv, x->envp);
   child_fail (x->err_fd, errno);
@@ -255,17 +256,32 @@ hook_argv (const oci_hook *h)
   return argv;
 }
 
+/* The runtime's PATH, kept at startup: the container's init clears its
+ * environment before it runs createContainer hooks. */
+static char *runtime_path;
+
+static void __attribute__ ((constructor))
+keep_runtime_path (void)
+{
+  const char *p = getenv ("PATH");
+  runtime_path = xasprintf ("PATH=%s", p ? p : "/usr/local/sbin:/usr/local/bin:"
+                                               "/usr/sbin:/usr/bin:/sbin:/bin");
+}
+
 static int
-spawn_hook (const oci_hook *h, struct hook_run *r, const char *what,
-            sr_error **err)
+spawn_hook (const oci_hook *h, const char *cwd, struct hook_run *r,
+            const char *what, sr_error **err)
 {
   _cleanup_strv_ char **argv = hook_argv (h);
-  char *no_env[] = { NULL };
+  /* No env: the runtime's PATH alone (runc and crun pass their whole
+   * environment; a hook must at least find its tools). */
+  char *no_env[] = { runtime_path, NULL };
   int in_pipe[2], err_pipe[2];
   struct hook_exec x = {
     .path = h->path,
     .argv = argv,
     .envp = h->env ? h->env : no_env,
+    .cwd = cwd,
     /* Decided before the pipes exist: with fd 2 closed a pipe could
      * otherwise take its number and become the hook's "stderr". */
     .out_fd = fcntl (2, F_GETFD) >= 0 ? 2 : -1,
@@ -324,7 +340,7 @@ hook_result (struct hook_run *r, int status, const char *what,
 
 static int
 run_hook (const oci_hook *h, const char *kind, const char *state_json,
-          sr_error **err)
+          const char *cwd, sr_error **err)
 {
   _cleanup_hook_run_ struct hook_run r = {
     .pidfd = -1, .in_fd = -1, .exec_err_fd = -1,
@@ -342,7 +358,7 @@ run_hook (const oci_hook *h, const char *kind, const char *state_json,
                     what, h->timeout.value);
   r.len = strlen (r.data);
 
-  if (spawn_hook (h, &r, what, err) < 0)
+  if (spawn_hook (h, cwd, &r, what, err) < 0)
     return -1;
   ret = wait_hook (&r, timeout, &status);
   if (ret < 0)
@@ -358,7 +374,7 @@ run_hook (const oci_hook *h, const char *kind, const char *state_json,
  * the state to a hook that exited must give EPIPE, not kill the runtime. */
 static int
 run_list (const oci_hook_list *list, const char *kind, const char *state_json,
-          bool warn_only, sr_error **err)
+          const char *cwd, bool warn_only, sr_error **err)
 {
   struct sigaction ign, old;
   size_t i;
@@ -372,7 +388,7 @@ run_list (const oci_hook_list *list, const char *kind, const char *state_json,
   for (i = 0; i < list->len && (warn_only || failed == 0); i++)
     {
       _cleanup_error_ sr_error *e = NULL;
-      if (run_hook (&list->v[i], kind, state_json, warn_only ? &e : err) < 0)
+      if (run_hook (&list->v[i], kind, state_json, cwd, warn_only ? &e : err) < 0)
         {
           failed++;
           if (warn_only)
@@ -385,14 +401,14 @@ run_list (const oci_hook_list *list, const char *kind, const char *state_json,
 
 int
 sr_hooks_run (const oci_hook_list *list, const char *kind,
-              const char *state_json, sr_error **err)
+              const char *state_json, const char *cwd, sr_error **err)
 {
-  return run_list (list, kind, state_json, false, err) > 0 ? -1 : 0;
+  return run_list (list, kind, state_json, cwd, false, err) > 0 ? -1 : 0;
 }
 
 int
 sr_hooks_run_warn (const oci_hook_list *list, const char *kind,
-                   const char *state_json)
+                   const char *state_json, const char *cwd)
 {
-  return run_list (list, kind, state_json, true, NULL);
+  return run_list (list, kind, state_json, cwd, true, NULL);
 }

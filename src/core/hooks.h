@@ -1,6 +1,9 @@
 /* OCI hooks: each hook is run with the container state JSON on its stdin,
- * its own args and env (nothing of the runtime's environment), and an
- * optional timeout after which it is killed. */
+ * its own args and env (nothing of the runtime's environment; a hook
+ * without env gets the runtime's PATH only, so that it finds its tools as
+ * under runc and crun), in the directory `cwd` (runc's: the bundle, the
+ * rootfs for createContainer; NULL: the runtime's), and an optional
+ * timeout after which it is killed. */
 #ifndef SANDRUN_HOOKS_H
 #define SANDRUN_HOOKS_H
 
@@ -13,12 +16,12 @@
  * "createRuntime", ...).  The hook's stdout and stderr are the runtime's
  * stderr. */
 int sr_hooks_run (const oci_hook_list *list, const char *kind,
-                  const char *state_json, sr_error **err);
+                  const char *state_json, const char *cwd, sr_error **err);
 
 /* Run them all, logging failures as warnings instead (poststart after the
  * first failure is an error for `start`, poststop is warn-only per the
  * spec).  Returns the number that failed. */
 int sr_hooks_run_warn (const oci_hook_list *list, const char *kind,
-                       const char *state_json);
+                       const char *state_json, const char *cwd);
 
 #endif

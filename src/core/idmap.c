@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -229,12 +230,10 @@ mount_userns (const oci_config *cfg, const struct sr_ns_plan *ns,
  * the container's other binds (a slave of the host's mount by default), or
  * mounts made under it in the container would appear on the host. */
 static int
-idmapped_tree (const char *src, const struct sr_mount_opts *o,
-               unsigned long prop, int userns, sr_error **err)
+cloned_tree (const char *src, const struct sr_mount_opts *o,
+             unsigned long prop, sr_error **err)
 {
   unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC;
-  struct mount_attr a = { .attr_set = MOUNT_ATTR_IDMAP,
-                          .userns_fd = (uint64_t) userns };
   _cleanup_close_ int fd = -1;
 
   if (o->flags & MS_REC)
@@ -244,6 +243,19 @@ idmapped_tree (const char *src, const struct sr_mount_opts *o,
     return sr_fail (err, errno, "source \"%s\"", src);
   if (sr_mount_setattr_fd (fd, 0, 0, true, prop | MS_REC, err) < 0)
     return sr_wrap (err, "source \"%s\"", src);
+  return steal_fd (&fd);
+}
+
+static int
+idmapped_tree (const char *src, const struct sr_mount_opts *o,
+               unsigned long prop, int userns, sr_error **err)
+{
+  struct mount_attr a = { .attr_set = MOUNT_ATTR_IDMAP,
+                          .userns_fd = (uint64_t) userns };
+  _cleanup_close_ int fd = cloned_tree (src, o, prop, err);
+
+  if (fd < 0)
+    return -1;
   if (syscall (SYS_mount_setattr, fd, "", AT_EMPTY_PATH
                | (o->idmap == SR_MOUNT_IDMAP_REC ? AT_RECURSIVE : 0),
                &a, sizeof a) < 0)
@@ -251,8 +263,37 @@ idmapped_tree (const char *src, const struct sr_mount_opts *o,
   return steal_fd (&fd);
 }
 
-/* The detached idmapped mount of `m` in *fd, or -1 when `m` is not
- * idmapped. */
+/* Whether a process that is neither the owner nor in the group of every
+ * directory on the way (the container's root, in a user namespace) may
+ * traverse them all to `src`. */
+static bool
+reachable_by_others (const char *src)
+{
+  _cleanup_free_ char *p = xstrdup (src);
+  for (char *slash = strrchr (p, '/'); slash != NULL; slash = strrchr (p, '/'))
+    {
+      *slash = '\0';
+      struct stat st;
+      if (stat (p[0] ? p : "/", &st) < 0 || (st.st_mode & S_IXOTH) == 0)
+        return false;
+    }
+  return true;
+}
+
+/* With a user namespace, the init binds as the container's root, which
+ * may not traverse the way to a source the runtime can reach (a 0700
+ * home, podman's storage): such a bind is cloned here, by the runtime,
+ * and attached by the init as runc's and crun's mount sources are. */
+static bool
+clone_for_userns (const struct sr_ns_plan *ns, const oci_mount *m,
+                  const struct sr_mount_opts *o, const char *src)
+{
+  return (ns->new_flags & CLONE_NEWUSER) && sr_mount_opts_is_bind (o, m->type)
+         && !(o->flags & MS_REMOUNT) && !reachable_by_others (src);
+}
+
+/* The detached idmapped mount of `m` in *fd (or its plain clone, see
+ * clone_for_userns), or -1 when `m` needs neither. */
 static int
 open_one (const oci_config *cfg, const char *bundle,
           const struct sr_ns_plan *ns, const oci_mount *m,
@@ -266,7 +307,15 @@ open_one (const oci_config *cfg, const char *bundle,
   if (sr_mount_opts_parse (m->options, &o, err) < 0)
     return -1;
   if (!sr_idmap_mount_wanted (m, &o))
-    return 0;
+    {
+      if (!sr_mount_opts_is_bind (&o, m->type) || m->source == NULL)
+        return 0;
+      src = sr_bind_source (m, bundle, err);
+      if (src == NULL || !clone_for_userns (ns, m, &o, src))
+        return src == NULL ? -1 : 0;
+      *fd = cloned_tree (src, &o, prop, err);
+      return *fd < 0 ? -1 : 0;
+    }
   if (!sr_mount_opts_is_bind (&o, m->type) || (o.flags & MS_REMOUNT))
     return sr_fail (err, EINVAL, "only bind mounts can be idmapped");
   if (!sr_idmap_available ())

@@ -232,14 +232,14 @@ receive_state_json (int sync, char **out, sr_error **err)
 
 static int
 run_hooks (const oci_config *cfg, size_t offset, const char *kind,
-           const char *state_json, sr_error **err)
+           const char *state_json, const char *cwd, sr_error **err)
 {
   if (cfg->hooks == NULL)
     return 0;
   const oci_hook_list *list = (const oci_hook_list *) ((const char *) cfg->hooks + offset);
   if (list->len == 0)
     return 0;
-  return sr_hooks_run (list, kind, state_json, err);
+  return sr_hooks_run (list, kind, state_json, cwd, err);
 }
 
 /* runc creates a missing process.cwd (0755, as root, while the rootfs is
@@ -277,8 +277,9 @@ setup_filesystem (struct sr_spawn_ctx *ctx, int sync, const char *state_json,
     return -1;
   if (ctx->want_hooks && ask_parent (sync, SR_STEP_HOOKS_PLEASE, SR_STEP_HOOKS_DONE, err) < 0)
     return -1;
+  /* In the rootfs, as runc runs them. */
   if (run_hooks (ctx->cfg, offsetof (oci_hooks, create_container), "createContainer",
-                 state_json, err) < 0)
+                 state_json, ctx->rootfs, err) < 0)
     return -1;
   if (sr_rootfs_pivot (&rctx, err) < 0)
     return -1;
@@ -450,6 +451,7 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
 
   if (enter_namespaces (ctx, sync, err) < 0)
     return -1;
+  sr_debug ("init: namespaces entered");
   /* Joined: the namespace fds are of no further use, and they are host
    * handles a sibling could reach through /proc until execve. */
   for (size_t i = 0; i < ctx->ns.join_len; i++)
@@ -502,7 +504,7 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
   if (ctx->fifo_fd >= 0 && wait_for_start (ctx->fifo_fd, err) < 0)
     return -1;
   if (run_hooks (ctx->cfg, offsetof (oci_hooks, start_container), "startContainer",
-                 state_json, err) < 0)
+                 state_json, NULL, err) < 0)
     return -1;
   return sr_init_exec (ctx, exe, env, err);
 }

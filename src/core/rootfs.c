@@ -19,6 +19,7 @@
 #include "core/rootfs.h"
 #include "util/safepath.h"
 #include "sandrun/util.h"
+#include "util/mountinfo.h"
 
 /* Where the mounts of the list go. */
 struct mount_env
@@ -396,6 +397,23 @@ mount_cgroup (const struct mount_env *env, const oci_mount *m,
   return sr_cgroup_mount (&mt, m->destination, m->source, o, err);
 }
 
+/* A proc or sysfs destination that is a symlink in the image is refused,
+ * as runc and crun refuse it: mounted through the link, the filesystem
+ * would land where the image points, away from the masks and the checks
+ * made for /proc and /sys. */
+static int
+refuse_symlink_target (const struct mount_env *env, const char *dest,
+                       sr_error **err)
+{
+  _cleanup_close_ int fd = sr_open_in_root (env->rootfd, dest,
+                                            O_PATH | O_NOFOLLOW, 0, NULL);
+  struct stat st;
+  if (fd >= 0 && fstat (fd, &st) == 0 && S_ISLNK (st.st_mode))
+    return sr_fail (err, ELOOP, "the target is a symlink in the image, "
+                    "not an ordinary directory");
+  return 0;
+}
+
 /* One entry of `mounts`; `mntfd` (taken) is its idmapped mount, if the
  * runtime made one. */
 static int
@@ -426,7 +444,14 @@ do_mount (const struct mount_env *env, const oci_mount *m, int mntfd,
     }
   if (sr_mount_opts_is_bind (&o, type))
     {
-      if (mount_bind (env, m, &o, err) < 0)
+      sr_debug ("mount \"%s\" (bind \"%s\")", m->destination,
+                m->source ? m->source : "");
+      /* A source the runtime cloned for the container's root (user
+       * namespace, see idmap.c's clone_for_userns). */
+      int r = idmapped >= 0
+                  ? mount_idmapped (env, m, steal_fd (&idmapped), &o, err)
+                  : mount_bind (env, m, &o, err);
+      if (r < 0)
         return sr_wrap (err, "mount \"%s\" (bind \"%s\")", m->destination,
                         m->source ? m->source : "");
       return 0;
@@ -436,6 +461,10 @@ do_mount (const struct mount_env *env, const oci_mount *m, int mntfd,
                     m->destination);
 
   int r;
+  sr_debug ("mount \"%s\" (type %s)", m->destination, type);
+  if ((strcmp (type, "proc") == 0 || strcmp (type, "sysfs") == 0)
+      && refuse_symlink_target (env, m->destination, err) < 0)
+    return sr_wrap (err, "mount \"%s\" (type %s)", m->destination, type);
   /* Made read-only in finalize, once its nodes exist. */
   if (sr_dev_is_dev_path (m->destination))
     o.flags &= ~MS_RDONLY;
@@ -507,9 +536,53 @@ sr_rootfs_prepare (const struct sr_rootfs_ctx *ctx, sr_error **err)
   return 0;
 }
 
+/* One line of mountinfo: a proc or sysfs mount outside `rootfs` is made
+ * private (a detach must not reach the host) and detached.  EINVAL: it
+ * went with an earlier detach of its parent. */
+static int
+detach_if_revealing (char *line, const char *rootfs, size_t rlen,
+                     sr_error **err)
+{
+  struct sr_mountinfo mi;
+  if (!sr_mountinfo_parse (line, &mi)
+      || (strcmp (mi.fstype, "proc") != 0 && strcmp (mi.fstype, "sysfs") != 0))
+    return 0;
+  const char *mp = mi.point;
+  if (strncmp (mp, rootfs, rlen) == 0 && (mp[rlen] == '/' || mp[rlen] == '\0'))
+    return 0;
+  if (mount (NULL, mp, NULL, MS_PRIVATE | MS_REC, NULL) < 0 && errno != EINVAL
+      && errno != ENOENT)
+    return sr_fail (err, errno, "make \"%s\" private", mp);
+  if (umount2 (mp, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT)
+    return sr_fail (err, errno, "detach \"%s\"", mp);
+  return 0;
+}
+
+/* --no-pivot leaves the host's mounts in the container's mount namespace,
+ * under the chroot: a fully visible proc or sysfs there would let the
+ * container mount a fresh, unmasked one from a nested user namespace (the
+ * kernel only asks that such a mount exist).  They are detached first, as
+ * runc does. */
+static int
+detach_revealing_mounts (const char *rootfs, sr_error **err)
+{
+  _cleanup_free_ char *info = NULL;
+  if (sr_procfs_read ("self/mountinfo", &info, NULL, err) < 0)
+    return -1;
+  size_t rlen = strlen (rootfs);
+  char *save = NULL;
+  for (char *line = strtok_r (info, "\n", &save); line != NULL;
+       line = strtok_r (NULL, "\n", &save))
+    if (detach_if_revealing (line, rootfs, rlen, err) < 0)
+      return -1;
+  return 0;
+}
+
 static int
 pivot_move (const char *rootfs, sr_error **err)
 {
+  if (detach_revealing_mounts (rootfs, err) < 0)
+    return -1;
   if (mount (rootfs, "/", NULL, MS_MOVE, NULL) < 0)
     return sr_fail (err, errno, "move \"%s\" to \"/\"", rootfs);
   if (chroot (".") < 0)
@@ -553,6 +626,8 @@ sr_rootfs_pivot (const struct sr_rootfs_ctx *ctx, sr_error **err)
     return -1;
   if (chdir ("/") < 0)
     return sr_fail (err, errno, "chdir \"/\"");
+  sr_debug ("rootfs: %s into \"%s\"", ctx->no_pivot ? "moved" : "pivoted",
+            rootfs);
   /* The cached procfs handle belongs to the old root: the next user opens
    * the container's. */
   sr_procfs_reset ();

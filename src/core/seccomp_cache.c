@@ -2,7 +2,11 @@
  * milliseconds at every start, loading a file does not.  An entry is
  * cache_dir/<sha256 of the canonical profile>, written atomically (tmp +
  * rename, 0600), and carries its own checksum: a short or corrupt entry is
- * ignored (and then rewritten by the caller). */
+ * ignored (and then rewritten by the caller).  The cache is bounded
+ * (CACHE_MAX_ENTRIES, each at most BPF_MAXINSNS instructions, so about
+ * 1 MiB): a stream of distinct profiles must not fill the tmpfs under
+ * --root; the oldest entries go first. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <seccomp.h>
@@ -19,6 +23,8 @@
 /* Bump when the way profiles become BPF changes (bad-arch action, rule
  * splitting, ...): old entries then simply stop matching. */
 #define CACHE_KEY_TAG "sandrun-seccomp-bpf-v1"
+
+#define CACHE_MAX_ENTRIES 32
 
 #define ENTRY_MAGIC "SRSECBPF"
 #define ENTRY_VERSION 1u
@@ -204,6 +210,51 @@ write_entry (int fd, const struct sock_filter *insns, size_t len)
   return 0;
 }
 
+/* Remove the oldest entries (by mtime) until fewer than CACHE_MAX_ENTRIES
+ * are left, so that one more fits.  Temporary files of writers that died
+ * count too: they are entries' names with a leading dot. */
+static void
+cache_make_room (int dirfd)
+{
+  for (;;)
+    {
+      int fd = dup (dirfd);
+      DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+      if (d == NULL)
+        {
+          sr_close (fd);
+          return;
+        }
+      rewinddir (d); /* the dup shares the offset of the last pass */
+      size_t n = 0;
+      char oldest[NAME_MAX + 1] = "";
+      struct timespec when = { 0, 0 };
+      struct dirent *e;
+      while ((e = readdir (d)) != NULL)
+        {
+          struct stat st;
+          if (e->d_name[0] == '.' && (e->d_name[1] == '\0'
+                                      || strcmp (e->d_name, "..") == 0))
+            continue;
+          if (fstatat (dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            continue;
+          n++;
+          if (oldest[0] == '\0' || st.st_mtim.tv_sec < when.tv_sec
+              || (st.st_mtim.tv_sec == when.tv_sec
+                  && st.st_mtim.tv_nsec < when.tv_nsec))
+            {
+              snprintf (oldest, sizeof oldest, "%s", e->d_name);
+              when = st.st_mtim;
+            }
+        }
+      closedir (d);
+      if (n < CACHE_MAX_ENTRIES || oldest[0] == '\0'
+          || unlinkat (dirfd, oldest, 0) < 0)
+        return;
+      sr_debug ("seccomp: cache full: removed the oldest entry \"%s\"", oldest);
+    }
+}
+
 void
 sr_seccomp_cache_store (const char *cache_dir,
                         const uint8_t key[SR_SECCOMP_KEY_LEN],
@@ -221,6 +272,10 @@ sr_seccomp_cache_store (const char *cache_dir,
                 strerror (errno));
       return;
     }
+  _cleanup_close_ int dirfd = open (cache_dir, O_RDONLY | O_DIRECTORY
+                                               | O_NOFOLLOW | O_CLOEXEC);
+  if (dirfd >= 0)
+    cache_make_room (dirfd);
   sr_seccomp_cache_name (key, name);
   path = xasprintf ("%s/%s", cache_dir, name);
   tmp = xasprintf ("%s/.%s.%d.tmp", cache_dir, name, (int) getpid ());

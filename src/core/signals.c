@@ -63,7 +63,7 @@ static const char *const rtmax_names[] = {
 static bool
 signo_valid (long n)
 {
-  return n >= 1 && n <= SIGRTMAX;
+  return n >= 0 && n <= SIGRTMAX; /* 0: a liveness probe, as kill(2) */
 }
 
 /* "RTMIN", "RTMIN+3", "RTMAX-2" (prefix already stripped, upper case). */

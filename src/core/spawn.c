@@ -35,7 +35,9 @@ sr_spawn_plan_steps (struct sr_spawn_ctx *ctx)
                                        || hooks_present (&h->start_container));
   /* The same test as exec's: the filter makes a listener fd exactly then. */
   ctx->want_notify_fd = sr_seccomp_prog_uses_notify (ctx->seccomp);
-  ctx->want_mount_fds = sr_idmap_wanted (ctx->cfg);
+  /* With a user namespace, also the binds the container's root could not
+   * reach (idmap.c). */
+  ctx->want_mount_fds = sr_idmap_wanted (ctx->cfg) || ctx->want_idmap;
 }
 
 /* fork()-like clone3: the child continues on a copy of this stack. */

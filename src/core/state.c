@@ -119,6 +119,15 @@ sr_store_reserve (sr_store *store, const char *id, sr_error **err)
 }
 
 int
+sr_fail_no_container (sr_error **err, const char *id)
+{
+  sr_fail (err, 0, "container \"%s\" does not exist", id);
+  if (err != NULL && *err != NULL)
+    (*err)->errnum = ENOENT;
+  return -1;
+}
+
+int
 sr_store_lock (sr_store *store, const char *id, bool exclusive, sr_error **err)
 {
   _cleanup_close_ int fd
@@ -126,7 +135,7 @@ sr_store_lock (sr_store *store, const char *id, bool exclusive, sr_error **err)
   if (fd < 0)
     {
       if (errno == ENOENT)
-        return sr_fail (err, 0, "container \"%s\" does not exist", id);
+        return sr_fail_no_container (err, id);
       return sr_fail (err, errno, "open container directory \"%s\"", id);
     }
   /* Readers take no lock: records are replaced atomically, and a reader
@@ -136,7 +145,7 @@ sr_store_lock (sr_store *store, const char *id, bool exclusive, sr_error **err)
   /* A delete that won the lock first removed the directory under us. */
   struct stat st;
   if (fstat (fd, &st) == 0 && st.st_nlink == 0)
-    return sr_fail (err, 0, "container \"%s\" does not exist", id);
+    return sr_fail_no_container (err, id);
   return steal_fd (&fd);
 }
 
@@ -252,6 +261,7 @@ sr_record_write (int dirfd, const sr_record *rec, sr_error **err)
   gen_str (g, "cgroup_path", rec->cgroup_path);
   gen_bool (g, "created_done", rec->created_done);
   gen_bool (g, "systemd_cgroup", rec->systemd_cgroup);
+  gen_bool (g, "cgroup_shared", rec->cgroup_shared);
   yajl_gen_string (g, (const unsigned char *) "annotations", 11);
   yajl_gen_map_open (g);
   for (size_t i = 0; i < rec->annotations.len; i++)
@@ -334,6 +344,7 @@ sr_record_read (int dirfd, sr_record *rec, sr_error **err)
   rec->cgroup_path = tree_str (root, "cgroup_path");
   rec->created_done = tree_bool (root, "created_done");
   rec->systemd_cgroup = tree_bool (root, "systemd_cgroup");
+  rec->cgroup_shared = tree_bool (root, "cgroup_shared");
   tree_map (root, "annotations", &rec->annotations);
   yajl_tree_free (root);
   return 0;

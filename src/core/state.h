@@ -30,6 +30,7 @@ typedef struct
   char *cgroup_path;              /* NULL until the cgroup exists */
   bool created_done;              /* create finished (else: creating) */
   bool systemd_cgroup;
+  bool cgroup_shared;             /* the cgroup had other processes at create */
   oci_map annotations;
 } sr_record;
 
@@ -51,6 +52,10 @@ int sr_validate_id (const char *id, sr_error **err);
 /* Reserve `id`: mkdir of its directory (EEXIST: "container \"ID\" already
  * exists"), returns the locked directory fd. */
 int sr_store_reserve (sr_store *store, const char *id, sr_error **err);
+
+/* "container ID does not exist", errnum ENOENT (the message has no
+ * strerror: a missing container is not a system error). */
+int sr_fail_no_container (sr_error **err, const char *id);
 
 /* Open an existing container's directory ("container \"ID\" does not
  * exist"), locked when `exclusive` (readers take no lock). */

@@ -76,6 +76,23 @@ sysctl_path (char *const *c)
   return s;
 }
 
+/* The uts names have fields of their own in the config: runc and crun
+ * refuse a sysctl that would contradict them (kernel.hostname always, as
+ * runc does; kernel.domainname when the config sets domainname, as crun
+ * does). */
+static int
+sysctl_check_uts (const oci_config *cfg, char *const *c, const char *name,
+                  sr_error **err)
+{
+  if (strcmp (c[0], "kernel") != 0 || c[1] == NULL || c[2] != NULL)
+    return 0;
+  if (strcmp (c[1], "hostname") == 0
+      || (strcmp (c[1], "domainname") == 0 && cfg->domainname != NULL))
+    return sr_fail (err, EINVAL, "sysctl \"%s\": conflicts with the "
+                    "config's %s field", name, c[1]);
+  return 0;
+}
+
 static int
 sysctl_one (const oci_config *cfg, const char *name, const char *value,
             sr_error **err)
@@ -93,6 +110,8 @@ sysctl_one (const oci_config *cfg, const char *name, const char *value,
   if (sr_config_namespace (cfg, ns) == NULL)
     return sr_fail (err, EPERM, "sysctl \"%s\": needs the container's own %s "
                     "namespace", name, ns);
+  if (sysctl_check_uts (cfg, c, name, err) < 0)
+    return -1;
   path = sysctl_path (c);
   if (sr_procfs_write (path, value ? value : "", err) < 0)
     return sr_wrap (err, "sysctl \"%s\"", name);

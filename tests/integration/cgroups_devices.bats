@@ -55,11 +55,22 @@ bind_dev() {
 	[[ $output != *opened* ]]
 }
 
-@test "devices: a linux.devices node is allowed" {
+@test "devices: a linux.devices node is usable as linux.resources.devices allows it" {
 	linux_device
+	dev_rules '[{allow: false, access: "rwm"}, {allow: true, type: "c", major: $M, minor: $m, access: "r"}]'
 	run_in_container "head -c1 $DEV | wc -c"
 	assert_success
 	assert_output_equals 1
+}
+
+@test "devices: a linux.devices node under a deny-all rule is present but not usable (runc, crun)" {
+	[[ -c /dev/kmsg ]] || skip "no /dev/kmsg"
+	update_config '.linux.devices += [{path: "/dev/kmsg", type: "c", major: 1, minor: 11, fileMode: 420}]
+		| .linux.resources.devices = [{allow: false, access: "rwm"}]'
+	run_in_container 'test -c /dev/kmsg && echo present; echo "<7>sandrun-test" >/dev/kmsg && echo written'
+	assert_output_contains present
+	assert_output_contains "Operation not permitted"
+	[[ $output != *written* ]] || fail "/dev/kmsg was writable: $output"
 }
 
 @test "devices: a linux.resources.devices rule allows a bind-mounted node" {
@@ -106,6 +117,7 @@ bind_dev() {
 
 @test "devices: update does not drop the linux.devices nodes" {
 	linux_device
+	dev_rules '[{allow: false, access: "rwm"}, {allow: true, type: "c", major: $M, minor: $m, access: "rwm"}]'
 	create_running
 	runtime update --pids-limit 50 "$CID"
 	run runtime exec "$CID" sh -c "head -c1 $DEV | wc -c"
@@ -119,4 +131,22 @@ bind_dev() {
 	fi
 	assert_success
 	assert_output_equals 1
+}
+
+@test "devices: every access form runc takes: r, w, m in any order, rwa, a; update with rwa does not hang" {
+	[[ -c /dev/kmsg ]] || skip "no /dev/kmsg"
+	bind_dev /dev/kmsg
+	local a
+	for a in rwa a wmr mrw rw; do
+		resources "$(jq -nc --arg a "$a" '{devices: [{allow: false, access: "rwm"}, {allow: true, type: "c", major: 1, minor: 11, access: $a}]}')"
+		run_in_container 'echo "<7>sandrun-test: device cgroup" >/dev/kmsg && echo written'
+		assert_success
+		assert_output_equals written
+	done
+	resources '{"devices": [{"allow": false, "access": "rwa"}]}'
+	create_running
+	run runtime update -r - "$CID" <<<'{"devices": [{"allow": true, "type": "c", "major": 1, "minor": 11, "access": "rwa"}], "pids": {"limit": 30}}'
+	assert_success
+	run runtime delete -f "$CID"
+	assert_success
 }

@@ -158,6 +158,7 @@ requires_io() {
 	make_loop
 	update_config --arg l "$LOOP" --argjson M "$(loop_major)" --argjson m "$(loop_minor)" '
 		.linux.devices += [{path: "/dev/sdtest", type: "b", major: $M, minor: $m}]
+		| .linux.resources.devices += [{allow: true, type: "b", major: $M, minor: $m, access: "r"}]
 		| .linux.resources.blockIO = {throttleReadBpsDevice: [{major: $M, minor: $m, rate: 10485760}]}'
 	set_cmd 'dd if=/dev/sdtest of=/dev/null bs=4096 count=64 iflag=direct 2>/dev/null || dd if=/dev/sdtest of=/dev/null bs=4096 count=64; sleep 1000'
 	KEEP_ARGS=1 create_running

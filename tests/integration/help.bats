@@ -95,3 +95,15 @@ listed_commands() {
 		[[ -z $output ]] || fail "groff warns: $output"
 	fi
 }
+
+@test "--version: runc's shape (version, commit, spec, libseccomp lines)" {
+	run runtime --version
+	assert_success
+	[[ ${lines[0]} =~ ^[a-z]+\ version\ [0-9][^\ ]*$ ]] || fail "first line: ${lines[0]}"
+	grep -qE '^commit: [^ ]+$' <<<"$output" || fail "no commit line: $output"
+	grep -qE '^spec: [0-9]+\.[0-9]+\.[0-9]+' <<<"$output" || fail "no spec line: $output"
+	grep -qE '^libseccomp: [0-9]+\.[0-9]+\.[0-9]+$' <<<"$output" || fail "no libseccomp line: $output"
+	run runtime -v
+	assert_success
+	[[ ${lines[0]} == *" version "* ]] || fail "-v: $output"
+}

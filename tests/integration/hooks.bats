@@ -16,6 +16,7 @@ setup() {
 kind=\$1
 /bin/cat >"$HOOKLOG/\$kind.state"
 /usr/bin/env >"$HOOKLOG/\$kind.env"
+pwd >"$HOOKLOG/\$kind.cwd"
 echo "\$0 \$*" >"$HOOKLOG/\$kind.args"
 echo "\$kind" >>"$HOOKLOG/order"
 EOF
@@ -151,6 +152,27 @@ order() {
 	grep -qx EMPTY= "$HOOKLOG/createRuntime.env"
 	! grep -q -e '^BATS_' -e "^$TEST_MARK" "$HOOKLOG/createRuntime.env" ||
 		fail "env leaked into the hook: $(cat "$HOOKLOG/createRuntime.env")"
+}
+
+@test "hooks: without env a hook gets the runtime's PATH, and runc's working directory" {
+	add_all_hooks
+	set_args true
+	local path=/usr/sbin:/usr/bin:/sbin:/bin:/opt/sandrun-test-path
+	run env -C / PATH="$path" "$RUNTIME" --root "$ROOT" run -b "$BUNDLE" "$CID" </dev/null 3>&-
+	assert_success
+	local k
+	for k in prestart createRuntime poststart poststop; do
+		grep -qx "PATH=$path" "$HOOKLOG/$k.env" || fail "$k env: $(cat "$HOOKLOG/$k.env")"
+	done
+	# runc gives createContainer the container's PATH, sandrun the runtime's.
+	grep -q '^PATH=/' "$HOOKLOG/createContainer.env" || fail "createContainer env: $(cat "$HOOKLOG/createContainer.env")"
+	# runc: the bundle, and the rootfs for createContainer (its init is
+	# there then); crun agrees but for createContainer.
+	for k in prestart createRuntime poststart poststop; do
+		[[ $(cat "$HOOKLOG/$k.cwd") == "$BUNDLE" ]] || fail "$k cwd: $(cat "$HOOKLOG/$k.cwd")"
+	done
+	[[ $(cat "$HOOKLOG/createContainer.cwd") == "$BUNDLE/rootfs" ]] ||
+		fail "createContainer cwd: $(cat "$HOOKLOG/createContainer.cwd")"
 }
 
 @test "hooks: args[0] is the hook's argv[0]" {

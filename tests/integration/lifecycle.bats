@@ -231,6 +231,19 @@ teardown() {
 	assert_failure
 }
 
+@test "delete --force: a container that does not exist is not an error" {
+	# Engines' cleanup paths call it blindly (runc and crun exit 0).
+	run runtime delete --force "$CID"
+	assert_success
+	[[ -z $output ]] || fail "unexpected output: $output"
+	run runtime delete "$CID"
+	assert_failure
+	assert_output_contains "does not exist"
+	rm -rf "$ROOT"
+	run runtime delete -f "$CID"
+	assert_success
+}
+
 @test "kill: the default signal is SIGTERM" {
 	set_cmd 'trap "echo got TERM; exit 0" TERM; echo ready; while :; do sleep 0.1; done'
 	KEEP_ARGS=1 create_running
@@ -264,6 +277,17 @@ teardown() {
 	run runtime kill "$CID" 99
 	assert_failure
 	[[ $(state_field "$CID" status) == running ]]
+}
+
+@test "kill: signal 0 probes a live container and fails on a stopped one" {
+	create_running
+	run runtime kill "$CID" 0
+	assert_success
+	[[ $(state_field "$CID" status) == running ]]
+	runtime kill "$CID" KILL
+	wait_status "$CID" stopped
+	run runtime kill "$CID" 0
+	assert_failure
 }
 
 @test "kill: a created container can be killed" {

@@ -67,6 +67,27 @@ assert_json_log() {
 		fail "no debug entry: $(cat "$LOG")"
 }
 
+@test "--debug: a debug line for each setup step, in text and in json" {
+	set_args true
+	local fmt step
+	for fmt in text json; do
+		rm -f "$LOG"
+		run runtime --debug --log "$LOG" --log-format "$fmt" run -b "$BUNDLE" "$CID"
+		assert_success
+		[[ $fmt == text ]] || assert_json_log "$LOG"
+		# config loaded, cgroup joined, namespaces, each mount, the pivot,
+		# the init ready: what a user debugging a failed start looks for.
+		for step in 'config of bundle' 'in cgroup' 'namespaces entered' 'mount "/proc"' \
+			'mount "/sys"' 'into "' 'ready'; do
+			if [[ $fmt == json ]]; then
+				jq -se --arg s "$step" 'any(.[]; .level == "debug" and (.msg | contains($s)))' "$LOG" >/dev/null
+			else
+				grep -F "$step" "$LOG" | grep -q debug
+			fi || fail "$fmt: no debug line for '$step': $(cat "$LOG")"
+		done
+	done
+}
+
 @test "without --debug a successful run logs no error" {
 	set_args true
 	run runtime --log "$LOG" --log-format json run -b "$BUNDLE" "$CID"

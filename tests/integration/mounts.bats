@@ -152,6 +152,22 @@ mount_opts() {
 	[[ $output != *"WROTE SYSCTL"* ]] || fail "/proc/sys writable"
 }
 
+@test "proc and sysfs: a destination that is a symlink in the image is refused (runc, crun)" {
+	local d
+	for d in proc sys; do
+		rm -rf "$BUNDLE"
+		setup_bundle
+		mkdir "$BUNDLE/rootfs/elsewhere"
+		rm -rf "${BUNDLE:?}/rootfs/$d"
+		ln -s elsewhere "$BUNDLE/rootfs/$d"
+		run --separate-stderr runtime_stdout_to_file run -b "$BUNDLE" "$CID"
+		assert_failure
+		assert_one_error_line "/$d"
+		[[ -z $(ls "$BUNDLE/rootfs/elsewhere") ]] || fail "$d was mounted through the link"
+		assert_no_leftovers
+	done
+}
+
 @test "sysfs read-only, mqueue and devpts with their options" {
 	run_in_container 'cat /proc/self/mountinfo'
 	assert_success
@@ -263,6 +279,32 @@ mount_opts() {
 	run runtime run --no-pivot -b "$BUNDLE" "$CID"
 	assert_success
 	[[ ${lines[0]} == sandrun && ${lines[1]} -ge 1 ]] || fail "$output"
+	assert_no_leftovers
+}
+
+@test "--no-pivot: a nested user namespace cannot mount a fresh, unmasked /proc (runc, crun)" {
+	# With every capability, a user namespace made inside keeps the process
+	# dumpable, so that it can write its own maps (busybox unshare -r).
+	# (every one this process has: the kernel's order, numbers 0 to 40)
+	local names=(CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SETPCAP
+		LINUX_IMMUTABLE NET_BIND_SERVICE NET_BROADCAST NET_ADMIN NET_RAW IPC_LOCK IPC_OWNER
+		SYS_MODULE SYS_RAWIO SYS_CHROOT SYS_PTRACE SYS_PACCT SYS_ADMIN SYS_BOOT SYS_NICE
+		SYS_RESOURCE SYS_TIME SYS_TTY_CONFIG MKNOD LEASE AUDIT_WRITE AUDIT_CONTROL SETFCAP
+		MAC_OVERRIDE MAC_ADMIN SYSLOG WAKE_ALARM BLOCK_SUSPEND AUDIT_READ PERFMON BPF
+		CHECKPOINT_RESTORE)
+	local bnd i caps=()
+	bnd=$((16#$(awk '/^CapBnd:/ {print $2}' /proc/self/status)))
+	for ((i = 0; i < ${#names[@]}; i++)); do
+		(((bnd >> i) & 1)) && caps+=("CAP_${names[i]}")
+	done
+	caps=$(printf '%s\n' "${caps[@]}" | jq -Rcs 'split("\n")[:-1]')
+	mkdir -p "$BUNDLE/rootfs/mnt/p"
+	update_config --argjson c "$caps" '.process.capabilities = {bounding: $c, effective: $c, permitted: $c}
+		| .root.readonly = false'
+	set_cmd 'unshare -U -m -p -f -r sh -c "id -u && mount -t proc proc /mnt/p && echo MOUNTED"'
+	run runtime run --no-pivot -b "$BUNDLE" "$CID"
+	[[ ${lines[0]} == 0 ]] || skip "no nested user namespace here: $output"
+	[[ $output != *MOUNTED* ]] || fail "a fresh proc was mounted: $output"
 	assert_no_leftovers
 }
 

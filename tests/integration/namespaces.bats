@@ -157,6 +157,29 @@ userns_mappings='.linux.uidMappings = [{"containerID": 0, "hostID": 100000, "siz
 	[[ ${lines[0]} == 65534 && ${lines[1]} == 1 ]] || fail "$output"
 }
 
+@test "user namespace: a bind whose source the container's root cannot traverse still works (runc, crun)" {
+	bundle_traversable
+	# The source sits under a 0700 directory of host root: the runtime
+	# reaches it, uid 100000 does not (podman's storage, a 0700 home).
+	local hidden=$BATS_TEST_TMPDIR/hidden
+	mkdir -p "$hidden/data"
+	echo through >"$hidden/data/f"
+	chmod 700 "$hidden"
+	chmod 755 "$hidden/data"
+	mkdir "$BUNDLE/rootfs/data" # the root of the image cannot create it either
+	update_config '.linux.namespaces += [{"type": "user"}]'
+	update_config "$userns_mappings"
+	update_config --arg s "$hidden/data" '.mounts += [{destination: "/data", type: "bind", source: $s,
+		options: ["bind", "ro", "nosuid"]}]'
+	run_in_container 'cat /data/f; grep " /data " /proc/self/mountinfo'
+	assert_success
+	[[ ${lines[0]} == through ]] || fail "$output"
+	[[ ${lines[1]} == *" ro,"* || ${lines[1]} == *" ro "* ]] || fail "not read-only: $output"
+	[[ ${lines[1]} == *nosuid* ]] || fail "not nosuid: $output"
+	# The mount stays the container's.
+	[[ -z $(bundle_mounts) ]] || fail "mounts left on the host: $(bundle_mounts)"
+}
+
 @test "user namespace without mappings is refused" {
 	update_config '.linux.namespaces += [{"type": "user"}]'
 	run --separate-stderr runtime_stdout_to_file create -b "$BUNDLE" "$CID"
@@ -264,4 +287,29 @@ runtime reachable"
 	run --separate-stderr runtime_stdout_to_file create -b "$BUNDLE" "$CID"
 	assert_failure
 	assert_no_leftovers
+}
+
+# runc and crun refuse these: the config's hostname and domainname fields
+# say what the uts namespace holds, and a sysctl must not contradict them.
+@test "sysctl: kernel.hostname is refused, as runc and crun refuse it" {
+	update_config '.linux.sysctl = {"kernel.hostname": "other"}'
+	run --separate-stderr runtime_stdout_to_file create -b "$BUNDLE" "$CID"
+	assert_failure
+	assert_one_error_line kernel.hostname
+	assert_no_leftovers
+}
+
+@test "sysctl: kernel.domainname is refused when the config sets domainname" {
+	update_config '.domainname = "example" | .linux.sysctl = {"kernel.domainname": "other"}'
+	run --separate-stderr runtime_stdout_to_file create -b "$BUNDLE" "$CID"
+	assert_failure
+	assert_one_error_line kernel.domainname
+	assert_no_leftovers
+}
+
+@test "sysctl: kernel.domainname without a domainname field is set" {
+	update_config '.linux.sysctl = {"kernel.domainname": "sysctl-dom"}'
+	run_in_container 'cat /proc/sys/kernel/domainname'
+	assert_success
+	[[ $output == sysctl-dom ]] || fail "$output"
 }

@@ -644,6 +644,31 @@ cache_entries() {
 	assert_output_equals ""
 }
 
+@test "seccomp: cache: bounded in count (so in size): the oldest entries go; --root holds nothing else after the last delete" {
+	# 40 entries of earlier profiles, oldest first (the mtimes), then one
+	# more profile: the cache keeps at most 32 (a stream of distinct
+	# profiles cannot fill the tmpfs under --root).
+	mkdir -m 700 "$ROOT/.cache"
+	local i name
+	for ((i = 0; i < 40; i++)); do
+		name=$(printf '%064x' "$i")
+		head -c 4096 /dev/zero >"$ROOT/.cache/$name"
+		touch -d "@$((1000000000 + i))" "$ROOT/.cache/$name"
+	done
+	deny_profile SCMP_ACT_ERRNO 44
+	run_probe 121,0
+	assert_output_equals "121: errno 44"
+	local n
+	n=$(cache_entries | wc -l)
+	((n <= 32)) || fail "the cache holds $n entries"
+	[[ ! -e $ROOT/.cache/$(printf '%064x' 0) ]] || fail "the oldest entry stayed"
+	[[ -e $ROOT/.cache/$(printf '%064x' 39) ]] || fail "the newest old entry went"
+	cache_entries | grep -qvE '^0{40}' || fail "no entry for the new profile: $(cache_entries)"
+	# The container is deleted: nothing but the cache is left in --root.
+	[[ -z $(find "$ROOT" -mindepth 1 -not -path "$ROOT/.cache" -not -path "$ROOT/.cache/*") ]] ||
+		fail "left in --root: $(find "$ROOT" -mindepth 1 -not -path "$ROOT/.cache*")"
+}
+
 @test "seccomp: cache: a corrupt, truncated or symlinked entry is ignored and replaced, the container still filtered" {
 	deny_profile SCMP_ACT_ERRNO 42
 	run_probe 121,0

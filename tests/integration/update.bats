@@ -362,6 +362,17 @@ requires_memory() {
 	assert_one_error_line nosuch-$$
 }
 
+@test "update: options after the container id (runc takes them there too)" {
+	requires_memory
+	create_running
+	runtime update "$CID" --memory 64M --pids-limit 42
+	[[ $(memory_limit) == 67108864 ]] || fail "memory: $(memory_limit)"
+	assert_saved '.memory.limit == 67108864 and .pids.limit == 42'
+	run runtime update "$CID" -r - <<<'{"pids": {"limit": 43}}'
+	assert_success
+	assert_saved '.pids.limit == 43'
+}
+
 @test "update: usage errors" {
 	run runtime update
 	assert_failure

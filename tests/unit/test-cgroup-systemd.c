@@ -356,9 +356,9 @@ test_devices (void)
                         { .type = "b", .path = "/dev/loop0", .major = 7, .minor = 0 },
                         { .type = "p", .path = "/dev/fifo" } };
   _cleanup_free_ char *with = devices ("{}", fuse, ARRAY_SIZE (fuse));
-  CHECK (strstr (with, "/dev/char/10:229 rwm") != NULL && strstr (with, "/dev/block/7:0 rwm")
+  CHECK (strstr (with, "10:229") == NULL && strstr (with, "7:0") == NULL
              && strstr (with, "fifo") == NULL,
-         "linux.devices are allowed (not fifos): %s", with);
+         "linux.devices get no rule of their own (runc): %s", with);
 
   _cleanup_free_ char *all = devices ("{\"devices\":[{\"allow\":true,\"access\":\"rwm\"}]}",
                                       NULL, 0);

@@ -273,20 +273,6 @@ test_cap_names (void)
   CHECK (sr_cap_from_name (NULL) == -1, "NULL is unknown");
 }
 
-static void
-test_cap_errors (void)
-{
-  char *malformed[] = { "CAP_CHOWN", "cap_kill", NULL };
-  oci_capabilities bad = { .bounding = malformed };
-  _cleanup_error_ sr_error *e = NULL;
-
-  /* Fails before touching the process. */
-  CHECK (sr_capabilities_apply (&bad, NULL, &e) < 0
-             && msg_has (e, "capabilities.bounding: \"cap_kill\" is "
-                            "not a capability name"),
-         "a malformed capability name is an error");
-}
-
 /* runc's default spec lists ambient capabilities without inheritable ones:
  * they are not raised, and nothing else fails. */
 static void
@@ -874,7 +860,6 @@ main (void)
   test_rlimit_errors ();
   test_oom_score_adj ();
   test_cap_names ();
-  test_cap_errors ();
   test_identity ();
   test_find_executable ();
   test_env ();

@@ -102,10 +102,12 @@ undo_create (sr_cgroup *cg)
     }
 }
 
-/* Reusing an existing cgroup is fine (runc does); joining processes that
- * are already in it is not. */
+/* Reusing an existing cgroup is fine, and so is joining processes that are
+ * already in it (runc warns and joins: some engines prepare the cgroup);
+ * such a cgroup is marked shared, so that delete kills only the
+ * container's own processes and leaves the cgroup. */
 static int
-check_unused (const sr_cgroup *cg, sr_error **err)
+check_unused (sr_cgroup *cg, sr_error **err)
 {
   struct sr_cg_hier *h = sr_cg_primary (cg);
   if (h->created > 0)
@@ -115,8 +117,25 @@ check_unused (const sr_cgroup *cg, sr_error **err)
   if (sr_cg_collect_pids (h->fd, &pids, &n, err) < 0)
     return -1;
   if (n > 0)
-    return sr_fail (err, EEXIST, "cgroup \"%s%s\" already has processes",
-                    h->mnt, h->path);
+    {
+      sr_warn ("cgroup \"%s%s\" already has %zu process(es): joining it",
+               h->mnt, h->path, n);
+      cg->shared = true;
+    }
+  return 0;
+}
+
+/* A frozen cgroup (or one under a frozen parent) would hold the init
+ * before it reports back, and create would wait forever: refused, as
+ * runc refuses it. */
+static int
+check_not_frozen (const sr_cgroup *cg, sr_error **err)
+{
+  bool frozen = false;
+  if (sr_cgroup_frozen (cg, &frozen, err) < 0)
+    return -1;
+  if (frozen)
+    return sr_fail (err, EBUSY, "cgroup \"%s\" is frozen", cg->record);
   return 0;
 }
 
@@ -162,16 +181,33 @@ sr_cgroup_plan_path (const char *id, const char *cgroups_path, sr_error **err)
   return steal_pointer (&cg->record);
 }
 
+/* What the cgroup2 walk enables in the parents: on pure v2 every
+ * controller (as runc and crun do); on a hybrid host only those the
+ * resources need, since enabling one in the cgroup2 root takes it from
+ * cgroup v1 for the whole host (docs/cgroups.md). */
+static void
+plan_enable (sr_cgroup *cg, const oci_resources *res)
+{
+  unsigned need = sr_cg_requested_ctrls (res);
+  for (size_t i = 0; i < cg->n; i++)
+    cg->h[i].enable = !cg->h[i].v2 ? 0
+                      : cg->layout == SR_CGROUP_V2 ? ~0u
+                                                   : need;
+}
+
 static int
 create_dirs (sr_cgroup *cg, const char *normalized, bool must_be_unused,
-             sr_error **err)
+             const oci_resources *res, sr_error **err)
 {
   if (resolve_paths (cg, normalized, err) < 0)
     return -1;
+  plan_enable (cg, res);
   for (size_t i = 0; i < cg->n; i++)
     if (sr_cg_mkdir_path (&cg->h[i], prepare_fn (&cg->h[i]), err) < 0
         || leaf_controllers (&cg->h[i], err) < 0)
       return -1;
+  if (check_not_frozen (cg, err) < 0)
+    return -1;
   return must_be_unused ? check_unused (cg, err) : 0;
 }
 
@@ -180,7 +216,7 @@ sr_cg_realize (sr_cgroup *cg, const char *normalized, bool must_be_unused,
                const oci_resources *res, const oci_device *devices,
                size_t devices_len, sr_error **err)
 {
-  if (create_dirs (cg, normalized, must_be_unused, err) < 0
+  if (create_dirs (cg, normalized, must_be_unused, res, err) < 0
       || sr_cg_apply_resources (cg, res, err) < 0
       || sr_cg_apply_devices (cg, res, devices, devices_len, err) < 0)
     {
@@ -238,6 +274,12 @@ sr_cgroup_open (const char *recorded_path, sr_cgroup **out, sr_error **err)
   return 0;
 }
 
+bool
+sr_cgroup_shared (const sr_cgroup *cg)
+{
+  return cg->shared;
+}
+
 const char *
 sr_cgroup_path (const sr_cgroup *cg)
 {
@@ -277,11 +319,32 @@ sr_cgroup_enter (sr_cgroup *cg, pid_t pid, sr_error **err)
   return 0;
 }
 
-int
-sr_cgroup_apply (const sr_cgroup *cg, const oci_resources *res,
-                 sr_error **err)
+/* An update may need a cgroup2 controller that the create did not enable
+ * (hybrid host): enable it along the existing path now. */
+static int
+enable_missing (sr_cgroup *cg, const oci_resources *res, sr_error **err)
 {
-  if (sr_cg_systemd_apply (cg, res, err) < 0
+  struct sr_cg_hier *h = sr_cg_unified (cg);
+  if (cg->layout != SR_CGROUP_HYBRID || h == NULL || h->fd < 0)
+    return 0;
+  unsigned need = sr_cg_requested_ctrls (res) & ~h->ctrls;
+  for (size_t i = 0; i < cg->n; i++)
+    if (&cg->h[i] != h)
+      need &= ~cg->h[i].ctrls; /* v1 carries it */
+  if (need == 0)
+    return 0;
+  h->enable = need;
+  size_t created = h->created;
+  int r = sr_cg_mkdir_path (h, sr_cg_v2_prepare, err);
+  h->created = created;
+  return r < 0 ? -1 : leaf_controllers (h, err);
+}
+
+int
+sr_cgroup_apply (sr_cgroup *cg, const oci_resources *res, sr_error **err)
+{
+  if (enable_missing (cg, res, err) < 0
+      || sr_cg_systemd_apply (cg, res, err) < 0
       || sr_cg_apply_resources (cg, res, err) < 0)
     return -1;
   if (res != NULL && res->devices_len > 0)

@@ -32,11 +32,11 @@ int sr_cgroup_create (const char *id, const char *cgroups_path,
                       const oci_resources *res, sr_cgroup **out,
                       sr_error **err);
 
-/* The same, also allowing (rwm) the device nodes of linux.devices in the
- * device cgroup.  Every create restricts devices: deny all, then
- * res->devices in order, then the nodes every container gets (null, zero,
- * full, random, urandom, tty, console, ptmx, pts/N, mknod of any), then
- * `devices` -- v1's devices controller, or an eBPF filter on cgroup v2. */
+/* The same, checking the device nodes of linux.devices (which get no rule
+ * of their own, as with runc).  Every create restricts devices: deny all,
+ * then res->devices in order, then the nodes every container gets (null,
+ * zero, full, random, urandom, tty, console, ptmx, pts/N, mknod of any)
+ * -- v1's devices controller, or an eBPF filter on cgroup v2. */
 int sr_cgroup_create_with_devices (const char *id, const char *cgroups_path,
                                    const oci_resources *res,
                                    const oci_device *devices,
@@ -123,9 +123,10 @@ int sr_cgroup_clone_fd (const sr_cgroup *cg);
  * create starts its unit with `pid` first (cgroup_systemd.h). */
 int sr_cgroup_enter (sr_cgroup *cg, pid_t pid, sr_error **err);
 
-/* Apply resources (create and `update`).  Device rules are rewritten only
+/* Apply resources (create and `update`); on a hybrid host, first enable
+ * on the way down the cgroup2 controllers they need.  Device rules are rewritten only
  * when res->devices is not empty, and then without linux.devices. */
-int sr_cgroup_apply (const sr_cgroup *cg, const oci_resources *res,
+int sr_cgroup_apply (sr_cgroup *cg, const oci_resources *res,
                      sr_error **err);
 
 /* The pids in the cgroup (recursively), malloc'd. */
@@ -139,6 +140,10 @@ int sr_cgroup_kill (const sr_cgroup *cg, int signo, sr_error **err);
 /* Freeze or thaw every process (v1 freezer where mounted, else cgroup2's
  * cgroup.freeze), waiting (bounded) until the state has settled. */
 int sr_cgroup_freeze (const sr_cgroup *cg, bool frozen, sr_error **err);
+
+/* Whether create joined a cgroup that had processes already (with a
+ * warning): delete must then leave those processes and the cgroup. */
+bool sr_cgroup_shared (const sr_cgroup *cg);
 
 /* Whether the cgroup is frozen now (false when it does not exist): what
  * `state` reports as "paused". */

@@ -35,6 +35,8 @@ parse_access (const char *s, unsigned *out)
         bits |= SR_DEV_WRITE;
       else if (*p == 'm')
         bits |= SR_DEV_MKNOD;
+      else if (*p == 'a')
+        bits |= SR_DEV_ALL; /* "rwa", as some configs say: runc takes it */
       else
         return -1;
     }
@@ -66,7 +68,7 @@ sr_cg_device_rules (const oci_resources *res, const oci_device *devs,
                     sr_error **err)
 {
   size_t nres = res ? res->devices_len : 0;
-  size_t cap = 1 + nres + ARRAY_SIZE (default_rules) + ndevs;
+  size_t cap = 1 + nres + ARRAY_SIZE (default_rules);
   _cleanup_free_ struct sr_cg_dev_rule *rules = xcalloc (cap, sizeof *rules);
   size_t k = 0;
   rules[k++] = (struct sr_cg_dev_rule){ false, 'a', -1, -1, SR_DEV_ALL };
@@ -83,9 +85,9 @@ sr_cg_device_rules (const oci_resources *res, const oci_device *devs,
       if (strcmp (t, "c") != 0 && strcmp (t, "u") != 0 && strcmp (t, "b") != 0)
         return sr_fail (err, EINVAL, "devices: \"%s\": invalid type \"%s\"",
                         devs[i].path ? devs[i].path : "", t);
-      rules[k++] = (struct sr_cg_dev_rule){ true, t[0] == 'b' ? 'b' : 'c',
-                                            devs[i].major, devs[i].minor,
-                                            SR_DEV_ALL };
+      /* No rule of its own: a node in linux.devices is usable only as
+       * linux.resources.devices allows it, as with runc and crun (an
+       * engine adds the allow rule for its --device). */
     }
   *out = steal_pointer (&rules);
   *n = k;

@@ -25,9 +25,9 @@ struct sr_cg_dev_rule
 };
 
 /* The effective rules, in order (a later match wins): deny everything, the
- * config's rules, the devices every container gets (/dev/null, zero, full,
- * random, urandom, tty, console, ptmx, pts/N; mknod of any node), then
- * read/write/mknod of each device of linux.devices. */
+ * config's rules, then the devices every container gets (/dev/null, zero,
+ * full, random, urandom, tty, console, ptmx, pts/N; mknod of any node).
+ * `devs` (linux.devices) are only checked: they get no rule. */
 int sr_cg_device_rules (const oci_resources *res, const oci_device *devs,
                         size_t ndevs, struct sr_cg_dev_rule **out, size_t *n,
                         sr_error **err);

@@ -130,7 +130,7 @@ sr_cg_mkdir_path (struct sr_cg_hier *h, sr_cg_prepare_fn prepare,
       if (child < 0)
         return sr_fail (err, errno, "cgroup: open \"%s\" in \"%s%s\"", c,
                         h->mnt, h->path);
-      if (prepare != NULL && prepare (fd, child, created, err) < 0)
+      if (prepare != NULL && prepare (h->enable, fd, child, created, err) < 0)
         return sr_wrap (err, "cgroup \"%s%s\"", h->mnt, h->path);
       sr_close (fd);
       fd = steal_fd (&child);

@@ -55,6 +55,7 @@ struct sr_cg_hier
   char *path;      /* the container's cgroup */
   int fd;          /* O_DIRECTORY fd of mnt + path; -1 when not open */
   size_t created;  /* trailing components of `path` that this process made */
+  unsigned enable; /* cgroup2: SR_CG_BITs to enable on the way down */
 };
 
 struct sr_cgroup
@@ -64,6 +65,7 @@ struct sr_cgroup
   size_t n;
   char *record;     /* what sr_cgroup_path() returns */
   bool from_create; /* made by sr_cgroup_create in this process */
+  bool shared;      /* it had processes of someone else when joined */
   struct sr_cg_systemd *sd; /* the systemd driver's unit, NULL for cgroupfs */
 };
 
@@ -158,8 +160,8 @@ int sr_cg_read_key (int dirfd, const char *file, const char *key,
                     long long *value, sr_error **err);
 
 /* Called for each directory of the path as the walk reaches it. */
-typedef int (*sr_cg_prepare_fn) (int parentfd, int dirfd, bool created,
-                                 sr_error **err);
+typedef int (*sr_cg_prepare_fn) (unsigned enable, int parentfd, int dirfd,
+                                 bool created, sr_error **err);
 /* mkdir -p of h->path below the mount, without following symlinks; sets
  * h->fd and counts h->created as it goes (so a failure can be undone). */
 int sr_cg_mkdir_path (struct sr_cg_hier *h, sr_cg_prepare_fn prepare,
@@ -181,12 +183,14 @@ void sr_cg_nap (unsigned ms);
 
 /* ---- v1.c / v2.c: version specifics ------------------------------------ */
 
-int sr_cg_v1_prepare_cpuset (int parentfd, int dirfd, bool created,
-                             sr_error **err);
+int sr_cg_v1_prepare_cpuset (unsigned enable, int parentfd, int dirfd,
+                             bool created, sr_error **err);
 int sr_cg_v1_freeze (int dirfd, bool frozen, sr_error **err);
 int sr_cg_v1_is_frozen (int dirfd, bool *frozen, sr_error **err);
 
-int sr_cg_v2_prepare (int parentfd, int dirfd, bool created, sr_error **err);
+/* Enable in the parent the controllers of `enable` it has (SR_CG_BITs). */
+int sr_cg_v2_prepare (unsigned enable, int parentfd, int dirfd, bool created,
+                      sr_error **err);
 int sr_cg_v2_freeze (int dirfd, bool frozen, sr_error **err);
 int sr_cg_v2_is_frozen (int dirfd, bool *frozen, sr_error **err);
 /* 1 when cgroup.kill did it, 0 when the kernel has no cgroup.kill. */
@@ -207,6 +211,9 @@ char *sr_cg_v2_limit (int64_t value);
 
 int sr_cg_apply_resources (const sr_cgroup *cg, const oci_resources *res,
                            sr_error **err);
+/* The controllers (SR_CG_BITs) that the resources set need, "unified"
+ * keys included (by their prefix: "hugetlb.2MB.max"). */
+unsigned sr_cg_requested_ctrls (const oci_resources *res);
 /* A hugetlb page size as the kernel names it: "<digits><K|M|G>B". */
 bool sr_cg_page_size_valid (const char *s);
 /* The device cgroup: the rules of devices.h, v1 controller or eBPF. */

@@ -142,6 +142,26 @@ apply_family (const sr_cgroup *cg, const struct family *f,
   return write_in (h, write, r, err);
 }
 
+unsigned
+sr_cg_requested_ctrls (const oci_resources *r)
+{
+  unsigned bits = 0;
+  if (r == NULL)
+    return 0;
+  for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+    if (families[i].requested (r))
+      bits |= SR_CG_BIT (families[i].ctrl);
+  for (size_t i = 0; i < r->unified.len; i++)
+    {
+      const char *key = r->unified.v[i].key;
+      _cleanup_free_ char *prefix = xstrndup (key, strcspn (key, "."));
+      int c = sr_cg_ctrl_from_name (prefix);
+      if (c >= 0)
+        bits |= SR_CG_BIT (c);
+    }
+  return bits;
+}
+
 /* "unified" goes last, so that it overrides what the families wrote. */
 static int
 apply_unified (const sr_cgroup *cg, const oci_resources *r, sr_error **err)

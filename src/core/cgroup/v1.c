@@ -25,9 +25,10 @@ inherit_cpuset_file (int parentfd, int dirfd, const char *file, sr_error **err)
 }
 
 int
-sr_cg_v1_prepare_cpuset (int parentfd, int dirfd, bool created,
-                         sr_error **err)
+sr_cg_v1_prepare_cpuset (unsigned enable, int parentfd, int dirfd,
+                         bool created, sr_error **err)
 {
+  (void) enable;
   (void) created;
   if (inherit_cpuset_file (parentfd, dirfd, "cpuset.cpus", err) < 0)
     return -1;

@@ -26,12 +26,16 @@ list_has (const char *list, const char *word)
   return false;
 }
 
-/* Enable in the parent every controller it has and does not yet pass down,
- * one at a time: one that cannot be enabled (a threaded subtree, a parent
- * with processes of its own) must not keep the others off.  Resources for
- * a controller that ends up missing fail later with the file's name. */
+/* Enable in the parent each controller of `enable` that it has and does
+ * not yet pass down, one at a time: one that cannot be enabled (a threaded
+ * subtree, a parent with processes of its own) must not keep the others
+ * off.  Resources for a controller that ends up missing fail later with
+ * the file's name.  On a hybrid host `enable` is only what the config
+ * needs (see docs/cgroups.md): a controller enabled in the cgroup2 root is
+ * taken from cgroup v1 for the whole host. */
 int
-sr_cg_v2_prepare (int parentfd, int dirfd, bool created, sr_error **err)
+sr_cg_v2_prepare (unsigned enable, int parentfd, int dirfd, bool created,
+                  sr_error **err)
 {
   (void) dirfd;
   (void) created;
@@ -43,7 +47,9 @@ sr_cg_v2_prepare (int parentfd, int dirfd, bool created, sr_error **err)
   for (char *c = strtok_r (avail, " ", &save); c != NULL;
        c = strtok_r (NULL, " ", &save))
     {
-      if (list_has (enabled, c))
+      int ctrl = sr_cg_ctrl_from_name (c);
+      if (list_has (enabled, c) || ctrl < 0
+          || (enable & SR_CG_BIT (ctrl)) == 0)
         continue;
       sr_error *e = NULL;
       if (sr_cg_writef (parentfd, "cgroup.subtree_control", &e, "+%s", c) < 0)
