@@ -26,8 +26,21 @@ struct sb_usage
   bool work_full, tmp_full; /* the tmpfs had no room left */
 };
 
+/* What a kernel session's interpreter said of one execution. */
+struct sb_kernel_result
+{
+  char *exception; /* "ZeroDivisionError: division by zero", or NULL */
+  char *traceback;
+  char *value;       /* repr of the last expression's value, or NULL */
+  bool interrupted;  /* KeyboardInterrupt at the timeout */
+  bool restarted;    /* the interpreter was started anew by this execution */
+  bool state_lost;   /* ... and the earlier executions' state is gone */
+};
+
 struct sb_receipt
 {
+  const char *session; /* NULL for the one-shot */
+  const struct sb_kernel_result *kernel;
   const struct sb_options *o;
   const struct sb_bundle *b;
   const struct sb_outcome *res;
@@ -46,6 +59,9 @@ void sb_receipt_judge (struct sb_receipt *r);
 /* The receipt as JSON, malloc'd; without the output bodies for the audit
  * log (`with_output` false, one line). */
 char *sb_receipt_json (const struct sb_receipt *r, bool with_output, bool pretty);
+/* Write the receipt where --receipt says and append to --audit-log. */
+int sb_receipt_emit (const struct sb_receipt *r, const struct sb_options *o, sr_error **err);
+void sb_kernel_result_clear (struct sb_kernel_result *k);
 void sb_receipt_clear (struct sb_receipt *r);
 
 /* `len` bytes as valid UTF-8: each byte that is not part of a valid

@@ -41,6 +41,11 @@ sb_stream_clear (struct sb_stream *st)
 static void
 kill_process (struct sb_supervisor *s, int sig)
 {
+  if (s->kill != NULL)
+    {
+      s->kill (s, sig);
+      return;
+    }
   syscall (SYS_pidfd_send_signal, s->pidfd, sig, NULL, 0);
 }
 
@@ -184,7 +189,9 @@ sb_supervise (struct sb_supervisor *s, struct sb_outcome *res)
       if (deadline >= 0 && now >= deadline && !res->timed_out)
         {
           res->timed_out = true;
-          kill_process (s, SIGKILL);
+          kill_process (s, s->interrupt_first ? SIGINT : SIGKILL);
+          if (s->interrupt_first)
+            kill_at = now + 2 * STOP_GRACE_MS;
           deadline = -1;
         }
       if (kill_at >= 0 && now >= kill_at)

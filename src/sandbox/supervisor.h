@@ -43,6 +43,13 @@ struct sb_supervisor
   int sigfd; /* signalfd for SIGINT, SIGTERM, SIGHUP */
   struct sb_stream out, err;
   int64_t started_ms;
+  /* Sessions: how to stop the execution (the process and what it
+   * started), instead of signalling pidfd alone; NULL for the one-shot. */
+  void (*kill) (struct sb_supervisor *s, int sig);
+  void *data;
+  /* At the timeout, SIGINT first and SIGKILL only after the grace period
+   * (a kernel session's interpreter gets a KeyboardInterrupt). */
+  bool interrupt_first;
 };
 
 /* The signals the supervisor takes over (blocked before the process is
