@@ -1,0 +1,220 @@
+"""sandrun's python kernel driver (issue 14), standard library only.
+
+Installed by sandrun at /tmp/.sandrun-kernel/driver.py in a session started
+with --kernel python.  `driver.py serve` is the interpreter that lives as
+long as the session (its globals persist); `driver.py run` is one
+execution's client, started by `sandbox exec` with the code on stdin and
+the receipt's kernel part to write on fd 3.  The client passes its own
+stdin/stdout/stderr to the interpreter (SCM_RIGHTS over an abstract unix
+socket, private to the sandbox's network namespace), so the output of the
+code and of the processes it starts goes straight to sandrun's pipes.
+"""
+import ast, json, os, signal, socket, sys, time, traceback
+
+ADDR = "\0sandrun-kernel"
+CAP = 64 * 1024
+
+
+def cap(s):
+    return s if s is None or len(s) <= CAP else s[:CAP] + "\n[truncated]"
+
+
+def recv_all(sock):
+    buf = b""
+    while not buf.endswith(b"\n"):
+        b = sock.recv(65536)
+        if not b:
+            return None
+        buf += b
+    return json.loads(buf)
+
+
+def execute(code, ns):
+    res = {"exception": None, "traceback": None, "value": None, "interrupted": False}
+    try:
+        tree = ast.parse(code, "<exec>", "exec")
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            last = ast.Expression(tree.body.pop().value)
+        exec(compile(tree, "<exec>", "exec"), ns)
+        if last is not None:
+            v = eval(compile(last, "<exec>", "eval"), ns)
+            if v is not None:
+                res["value"] = cap(repr(v))
+    except BaseException as e:  # SystemExit and KeyboardInterrupt too
+        if isinstance(e, KeyboardInterrupt):
+            res["interrupted"] = True
+        res["exception"] = cap("".join(traceback.format_exception_only(type(e), e)).strip())
+        res["traceback"] = cap("".join(traceback.format_exception(type(e), e, e.__traceback__)))
+        traceback.print_exception(type(e), e, e.__traceback__)
+    return res
+
+
+def serve():
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(ADDR)
+    srv.listen(4)
+    os.write(3, b"ready\n")
+    os.close(3)
+    ns = {"__name__": "__main__", "__builtins__": __builtins__}
+    saved = [os.dup(i) for i in (0, 1, 2)]
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    while True:
+        conn, _ = srv.accept()
+        try:
+            msg, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
+            if len(fds) != 3:
+                continue
+            req = json.loads(msg)
+            for i in (0, 1, 2):
+                os.dup2(fds[i], i)
+                os.close(fds[i])
+            sys.stdin = open(0, "r", closefd=False)
+            res = execute(req["code"], ns)
+            for f in (sys.stdout, sys.stderr):
+                try:
+                    f.flush()
+                except Exception:
+                    pass
+            res["pid"] = os.getpid()
+            conn.sendall(json.dumps(res).encode() + b"\n")
+        except KeyboardInterrupt:
+            pass
+        except Exception:
+            pass
+        finally:
+            for i in (0, 1, 2):
+                os.dup2(saved[i], i)
+            conn.close()
+
+
+def start_server():
+    """A new interpreter, detached from this client (the sandbox's init
+    adopts it); returns once it listens."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if os.fork() != 0:
+            os._exit(0)
+        os.close(r)
+        os.dup2(w, 3)
+        null = os.open("/dev/null", os.O_RDWR)
+        for i in (0, 1, 2):
+            os.dup2(null, i)
+        os.execv(sys.executable, [sys.executable, __file__, "serve"])
+    os.close(w)
+    os.waitpid(pid, 0)
+    ok = os.read(r, 16)
+    os.close(r)
+    return ok == b"ready\n"
+
+
+def connect():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(ADDR)
+    return s
+
+
+def run():
+    code = sys.stdin.read()
+    out = {"restarted": False, "state_lost": False}
+    try:
+        sock = connect()
+    except OSError:
+        # No interpreter: the first execution starts it; a later one finds
+        # it gone (it was killed) and says the state was lost.
+        marker = os.path.exists("/tmp/.sandrun-kernel-started")
+        if not start_server():
+            print("sandrun kernel: python3 could not start", file=sys.stderr)
+            return 125
+        if marker:
+            out["restarted"] = out["state_lost"] = True
+        try:
+            open("/tmp/.sandrun-kernel-started", "w").close()
+        except OSError:
+            pass
+        sock = connect()
+    # The code came on our stdin: its own stdin is empty.
+    rfd, wfd = os.pipe()
+    os.close(wfd)
+    socket.send_fds(sock, [json.dumps({"code": code}).encode()], [rfd, 1, 2])
+    os.close(rfd)
+    interrupted = [False]
+
+    def on_int(*_):
+        interrupted[0] = True
+    signal.signal(signal.SIGINT, on_int)
+    pid = None
+    res = None
+    buf = b""
+    deadline = None
+    sock.settimeout(0.1)
+    while True:
+        if interrupted[0] and deadline is None:
+            deadline = time.monotonic() + 1.5
+            kernel_pid = read_pid()
+            if kernel_pid:
+                try:
+                    os.kill(kernel_pid, signal.SIGINT)
+                except OSError:
+                    pass
+        if deadline is not None and time.monotonic() > deadline:
+            break
+        try:
+            b = sock.recv(65536)
+        except socket.timeout:
+            continue
+        except InterruptedError:
+            continue
+        if not b:
+            break
+        buf += b
+        if buf.endswith(b"\n"):
+            res = json.loads(buf)
+            break
+    if res is None:
+        # Dead (the memory limit) or deaf to SIGINT: a new interpreter.
+        kernel_pid = read_pid()
+        if kernel_pid:
+            try:
+                os.killpg(kernel_pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for _ in range(100):
+            try:
+                connect().close()
+                time.sleep(0.01)
+            except OSError:
+                break
+        start_server()
+        out.update(restarted=True, state_lost=True, interrupted=interrupted[0])
+        os.write(3, json.dumps(out).encode())
+        return 137 if not interrupted[0] else 130
+    res.update(out)
+    os.write(3, json.dumps(res).encode())
+    if res.get("interrupted"):
+        return 130
+    return 1 if res.get("exception") else 0
+
+
+def read_pid():
+    """The interpreter's pid: the one process of this sandbox serving."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if len(argv) >= 3 and argv[1] == __file__.encode() and argv[2] == b"serve":
+            return int(d)
+    return None
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["serve"]:
+        serve()
+    else:
+        sys.exit(run())
