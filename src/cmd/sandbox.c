@@ -356,10 +356,31 @@ read_stdin (sr_error **err)
   return buf;
 }
 
+/* What to run: a command, or (kernel sessions) python code from --code or
+ * stdin; -1 with *err when the arguments do not fit the session. */
+static int
+exec_what (const struct sb_session *s, struct sb_options *o, struct session_args *a,
+           char **code, sr_error **err)
+{
+  if (s->kernel == NULL && a->code_set)
+    return sr_fail (err, 0, "sandbox exec: --code needs a session started with --kernel "
+                    "python");
+  if (o->argv != NULL)
+    return 0;
+  if (s->kernel == NULL)
+    return sr_fail (err, 0, "sandbox exec: expected -- COMMAND [ARG...] after the options");
+  *code = a->code_set ? xstrdup (a->code) : read_stdin (err);
+  if (*code == NULL)
+    return -1;
+  char *pyargv[] = { "python3", "-c", *code, NULL };
+  o->argv = strv_dup (pyargv);
+  return 0;
+}
+
 static int
 session_exec (const struct sr_globals *g, int argc, char **argv, sr_error **err)
 {
-  struct sb_session s;
+  struct sb_session s = { .pidfd = -1 };
   struct sb_options o;
   struct session_args a = { 0 };
   _cleanup_free_ char *code = NULL;
@@ -369,34 +390,15 @@ session_exec (const struct sr_globals *g, int argc, char **argv, sr_error **err)
   if (argc < 2 || argv[1][0] == '-')
     sr_fail (err, 0, "sandbox exec: expected a session name: sandbox exec NAME [OPTIONS] -- "
              "COMMAND");
-  else if (sb_session_open (g, argv[1], &s, err) == 0
-           && exec_options (&s, argc - 1, argv + 1, &o, &a, err) == 0)
-    {
-      if (s.kernel == NULL && a.code_set)
-        sr_fail (err, 0, "sandbox exec: --code needs a session started with --kernel python");
-      else if (s.kernel == NULL && o.argv == NULL)
-        sr_fail (err, 0, "sandbox: expected -- COMMAND [ARG...] after the options");
-      else if (s.kernel != NULL && o.argv != NULL)
-        sr_fail (err, 0, "sandbox exec: session \"%s\" runs python code: give --code CODE "
-                 "or the code on stdin", s.name);
-      else if (s.kernel != NULL && (code = a.code_set ? xstrdup (a.code) : read_stdin (err)) == NULL)
-        ;
-      else
-        {
-          if (code != NULL)
-            {
-              char *pyargv[] = { "python3", "-c", code, NULL };
-              o.argv = strv_dup (pyargv);
-            }
-          if (sb_session_enter (&s, err) < 0 || sb_session_exec (g, &s, &o, code, &status, err) < 0)
-            status = SB_EXIT_SANDRUN;
-        }
-    }
+  else if (sb_session_open (g, argv[1], &s, err) < 0)
+    sr_wrap (err, "sandbox exec");
+  else if (exec_options (&s, argc - 1, argv + 1, &o, &a, err) == 0
+           && exec_what (&s, &o, &a, &code, err) == 0
+           && (sb_session_enter (&s, err) < 0
+               || sb_session_exec (g, &s, &o, code, &status, err) < 0))
+    sr_wrap (err, "sandbox exec");
   if (*err != NULL)
-    {
-      sr_wrap (err, "sandbox exec");
-      status = SB_EXIT_SANDRUN;
-    }
+    status = SB_EXIT_SANDRUN;
   sb_session_close (&s);
   sb_options_clear (&o);
   session_args_clear (&a);

@@ -45,8 +45,9 @@ def execute(code, ns):
         if isinstance(e, KeyboardInterrupt):
             res["interrupted"] = True
         res["exception"] = cap("".join(traceback.format_exception_only(type(e), e)).strip())
-        res["traceback"] = cap("".join(traceback.format_exception(type(e), e, e.__traceback__)))
-        traceback.print_exception(type(e), e, e.__traceback__)
+        tb = e.__traceback__.tb_next or e.__traceback__  # not this frame
+        res["traceback"] = cap("".join(traceback.format_exception(type(e), e, tb)))
+        traceback.print_exception(type(e), e, tb)
     return res
 
 
@@ -112,7 +113,9 @@ def start_server():
 
 def connect():
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(2)  # an interpreter that no longer accepts counts as gone
     s.connect(ADDR)
+    s.settimeout(None)
     return s
 
 
@@ -122,6 +125,7 @@ def run():
     try:
         sock = connect()
     except OSError:
+        kill_server()  # deaf, if it is there at all
         # No interpreter: the first execution starts it; a later one finds
         # it gone (it was killed) and says the state was lost.
         marker = os.path.exists("/tmp/.sandrun-kernel-started")
@@ -175,12 +179,7 @@ def run():
             break
     if res is None:
         # Dead (the memory limit) or deaf to SIGINT: a new interpreter.
-        kernel_pid = read_pid()
-        if kernel_pid:
-            try:
-                os.killpg(kernel_pid, signal.SIGKILL)
-            except OSError:
-                pass
+        kill_server()
         for _ in range(100):
             try:
                 connect().close()
@@ -196,6 +195,20 @@ def run():
     if res.get("interrupted"):
         return 130
     return 1 if res.get("exception") else 0
+
+
+def kill_server():
+    """The interpreter and what it started (its process group)."""
+    pid = read_pid()
+    if pid:
+        try:
+            os.killpg(os.getpgid(pid), signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def read_pid():

@@ -81,7 +81,10 @@ kill_new (struct sb_supervisor *sv, int sig)
 {
   struct session_exec *x = sv->data;
   syscall (SYS_pidfd_send_signal, sv->pidfd, sig, NULL, 0);
-  if (sig != SIGKILL)
+  /* A kernel execution's processes are the interpreter's: its client
+   * stops them, and restarts the interpreter when it must (not ours to
+   * kill with the rest). */
+  if (sig != SIGKILL || sv->interrupt_first)
     return;
   for (int round = 0; round < 50; round++)
     {
@@ -183,7 +186,7 @@ prepare (struct session_exec *x, const struct sb_options *o, const char *code, s
     return -1;
   x->sv.out.copy_to = to_caller ? 1 : -1;
   x->sv.err.copy_to = to_caller ? 2 : -1;
-  if (x->s->kernel != NULL)
+  if (code != NULL)
     {
       if (code_pipe (x, code, err) < 0 || make_pipe (&x->result_r, &x->result_w, err) < 0)
         return -1;
@@ -284,7 +287,7 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
   __attribute__ ((cleanup (release))) struct session_exec x = {
     .g = g, .s = s,
     .sv = { .o = o, .pidfd = -1, .sigfd = -1, .out = { .fd = -1 }, .err = { .fd = -1 },
-            .kill = kill_new, .interrupt_first = s->kernel != NULL },
+            .kill = kill_new, .interrupt_first = code != NULL },
     .in_fd = -1, .out_w = -1, .err_w = -1, .result_r = -1, .result_w = -1, .busy_fd = -1,
   };
   static char *client[] = { "python3", SB_KERNEL_DRIVER, "run", NULL };
@@ -295,7 +298,7 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
     return -1;
   x.rc.started_at = sr_now_rfc3339 ();
   x.sv.started_ms = sr_monotonic_ms ();
-  if (spawn (&x, o, s->kernel != NULL ? client : o->argv, err) < 0)
+  if (spawn (&x, o, code != NULL ? client : o->argv, err) < 0)
     return -1;
   sr_close (x.out_w);
   sr_close (x.err_w);
@@ -305,7 +308,7 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
   sb_stats_collect (g, s->b.id, &x.rc.usage);
   sb_supervisor_reap (&x.sv, &x.res);
   usage_since (&x.rc.usage, &x.start_usage);
-  if (s->kernel != NULL)
+  if (code != NULL)
     read_kernel_result (&x);
   x.rc.finished_at = sr_now_rfc3339 ();
   if (sb_files_diff (s->b.work, &x.before, &x.changes, err) < 0)
@@ -316,7 +319,7 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
     }
   sb_session_touch (s);
   x.rc.session = s->name;
-  x.rc.kernel = s->kernel != NULL ? &x.kernel : NULL;
+  x.rc.kernel = code != NULL ? &x.kernel : NULL;
   x.rc.o = o;
   x.rc.b = &s->b;
   x.rc.res = &x.res;

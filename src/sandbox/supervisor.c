@@ -16,6 +16,9 @@
 /* After forwarding the caller's signal, how long the process may take to
  * end by itself before it is killed. */
 #define STOP_GRACE_MS 1000
+/* An interpreter interrupted at the timeout: the time its client has to
+ * report, or to kill and restart it, before it is killed itself. */
+#define KERNEL_GRACE_MS 5000
 /* Reading what is left in the pipes once the process ended. */
 #define DRAIN_MS 1000
 
@@ -191,7 +194,7 @@ sb_supervise (struct sb_supervisor *s, struct sb_outcome *res)
           res->timed_out = true;
           kill_process (s, s->interrupt_first ? SIGINT : SIGKILL);
           if (s->interrupt_first)
-            kill_at = now + 2 * STOP_GRACE_MS;
+            kill_at = now + KERNEL_GRACE_MS;
           deadline = -1;
         }
       if (kill_at >= 0 && now >= kill_at)
