@@ -76,11 +76,13 @@ static const struct option sandbox_options[] = {
 static int
 bad (sr_error **err, const char *opt, const char *value, const char *expected)
 {
-  return sr_fail (err, 0, "sandbox: --%s \"%s\": expected %s", opt, value, expected);
+  return sr_fail (err, 0, "sandbox: --%s \"%s\": expected %s", opt, value,
+                  expected);
 }
 
 static int
-parse_size_opt (const char *opt, const char *v, uint64_t min, uint64_t *out, sr_error **err)
+parse_size_opt (const char *opt, const char *v, uint64_t min, uint64_t *out,
+                sr_error **err)
 {
   if (sb_parse_size (v, out) < 0 || *out < min)
     return bad (err, opt, v, "a size such as 256M");
@@ -88,7 +90,8 @@ parse_size_opt (const char *opt, const char *v, uint64_t min, uint64_t *out, sr_
 }
 
 static int
-parse_count (const char *opt, const char *v, long max, uint64_t *out, sr_error **err)
+parse_count (const char *opt, const char *v, long max, uint64_t *out,
+             sr_error **err)
 {
   long n;
   if (sr_parse_long (v, &n) < 0 || n < 1 || n > max)
@@ -125,16 +128,32 @@ parse_one (int c, const char *v, struct sb_options *o, sr_error **err)
 
   switch (c)
     {
-    case OPT_ROOTFS: set_str (&o->rootfs, v); return 0;
-    case OPT_WORKDIR: set_str (&o->workdir, v); return 0;
-    case OPT_COLLECT: set_str (&o->collect, v); return 0;
-    case OPT_STDIN: set_str (&o->stdin_file, v); return 0;
-    case OPT_RECEIPT: set_str (&o->receipt, v); return 0;
-    case OPT_AUDIT_LOG: set_str (&o->audit_log, v); return 0;
-    case OPT_QUIET: o->quiet = true; return 0;
-    case OPT_ENV: return parse_env (v, o, err);
+    case OPT_ROOTFS:
+      set_str (&o->rootfs, v);
+      return 0;
+    case OPT_WORKDIR:
+      set_str (&o->workdir, v);
+      return 0;
+    case OPT_COLLECT:
+      set_str (&o->collect, v);
+      return 0;
+    case OPT_STDIN:
+      set_str (&o->stdin_file, v);
+      return 0;
+    case OPT_RECEIPT:
+      set_str (&o->receipt, v);
+      return 0;
+    case OPT_AUDIT_LOG:
+      set_str (&o->audit_log, v);
+      return 0;
+    case OPT_QUIET:
+      o->quiet = true;
+      return 0;
+    case OPT_ENV:
+      return parse_env (v, o, err);
     case OPT_RO_BIND:
-      o->ro_binds = xrealloc (o->ro_binds, (o->ro_binds_len + 1) * sizeof *o->ro_binds);
+      o->ro_binds = xrealloc (o->ro_binds,
+                              (o->ro_binds_len + 1) * sizeof *o->ro_binds);
       if (sb_parse_bind (v, &o->ro_binds[o->ro_binds_len], err) < 0)
         return sr_wrap (err, "sandbox: --ro-bind \"%s\"", v);
       o->ro_binds_len++;
@@ -156,17 +175,23 @@ parse_one (int c, const char *v, struct sb_options *o, sr_error **err)
       if (sb_parse_cpus (v, &o->cpus_milli) < 0)
         return bad (err, name, v, "a number of CPUs such as 0.5 or 2");
       return 0;
-    case OPT_MEMORY: return parse_size_opt (name, v, 4 << 20, &o->memory, err);
-    case OPT_OUTPUT_LIMIT: return parse_size_opt (name, v, 0, &o->output_limit, err);
-    case OPT_FILE_SIZE: return parse_size_opt (name, v, 1, &o->file_size, err);
-    case OPT_DISK: return parse_size_opt (name, v, 1 << 20, &o->disk, err);
-    case OPT_TMP_SIZE: return parse_size_opt (name, v, 1 << 20, &o->tmp_size, err);
+    case OPT_MEMORY:
+      return parse_size_opt (name, v, 4 << 20, &o->memory, err);
+    case OPT_OUTPUT_LIMIT:
+      return parse_size_opt (name, v, 0, &o->output_limit, err);
+    case OPT_FILE_SIZE:
+      return parse_size_opt (name, v, 1, &o->file_size, err);
+    case OPT_DISK:
+      return parse_size_opt (name, v, 1 << 20, &o->disk, err);
+    case OPT_TMP_SIZE:
+      return parse_size_opt (name, v, 1 << 20, &o->tmp_size, err);
     case OPT_PIDS:
       if (parse_count (name, v, 1 << 22, &n, err) < 0)
         return -1;
       o->pids = (int64_t) n;
       return 0;
-    case OPT_OPEN_FILES: return parse_count (name, v, 1 << 20, &o->open_files, err);
+    case OPT_OPEN_FILES:
+      return parse_count (name, v, 1 << 20, &o->open_files, err);
     }
   return 0;
 }
@@ -269,7 +294,8 @@ parse (int argc, char **argv, enum mode m, struct sb_options *o, struct session_
   if (m == MODE_EXEC && optind >= argc)
     return 0; /* code on stdin, for a kernel session */
   if (optind >= argc || strcmp (argv[optind - 1], "--") != 0)
-    return sr_fail (err, 0, "sandbox: expected -- COMMAND [ARG...] after the options");
+    return sr_fail (err, 0,
+                    "sandbox: expected -- COMMAND [ARG...] after the options");
   o->argv = strv_dup (argv + optind);
   return 0;
 }

@@ -37,7 +37,8 @@ private_mount_ns (sr_error **err)
   if (mkdir (SB_RUN_DIR, 0755) < 0 && errno != EEXIST)
     return sr_fail (err, errno, "mkdir \"%s\"", SB_RUN_DIR);
   if (mount ("tmpfs", SB_RUN_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-             "size=1m,mode=0755") < 0)
+             "size=1m,mode=0755")
+      < 0)
     return sr_fail (err, errno, "mount a tmpfs on \"%s\"", SB_RUN_DIR);
   done = true;
   return 0;
@@ -71,7 +72,8 @@ take_slot (const char *sbdir, struct sb_bundle *b, sr_error **err)
     {
       char name[16];
       snprintf (name, sizeof name, "%u", s);
-      int fd = openat (dfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+      int fd = openat (dfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+                       0600);
       if (fd < 0)
         return sr_fail (err, errno, "slot lock \"%s/%s\"", slots, name);
       if (flock (fd, LOCK_EX | LOCK_NB) == 0)
@@ -83,7 +85,8 @@ take_slot (const char *sbdir, struct sb_bundle *b, sr_error **err)
         }
       close (fd);
     }
-  return sr_fail (err, EAGAIN, "every one of the %u sandbox slots is in use", SB_MAX_SLOTS);
+  return sr_fail (err, EAGAIN, "every one of the %u sandbox slots is in use",
+                  SB_MAX_SLOTS);
 }
 
 static char *
@@ -92,20 +95,22 @@ random_id (void)
   unsigned char r[6];
   if (getrandom (r, sizeof r, 0) != sizeof r)
     {
-      uint64_t t = (uint64_t) sr_monotonic_ms () ^ ((uint64_t) getpid () << 20);
+      uint64_t t
+          = (uint64_t) sr_monotonic_ms () ^ ((uint64_t) getpid () << 20);
       memcpy (r, &t, sizeof r);
     }
-  return xasprintf ("sandbox-%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3], r[4], r[5]);
+  return xasprintf ("sandbox-%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3],
+                    r[4], r[5]);
 }
 
 static int
-mount_tmpfs (const char *path, uint64_t size, uid_t uid, gid_t gid, const char *mode,
-             sr_error **err)
+mount_tmpfs (const char *path, uint64_t size, uid_t uid, gid_t gid,
+             const char *mode, sr_error **err)
 {
-  _cleanup_free_ char *data = xasprintf ("size=%llu,mode=%s,uid=%u,gid=%u,nr_inodes=%llu",
-                                         (unsigned long long) size, mode, (unsigned) uid,
-                                         (unsigned) gid,
-                                         (unsigned long long) (size / 4096 + 1024));
+  _cleanup_free_ char *data
+      = xasprintf ("size=%llu,mode=%s,uid=%u,gid=%u,nr_inodes=%llu",
+                   (unsigned long long) size, mode, (unsigned) uid,
+                   (unsigned) gid, (unsigned long long) (size / 4096 + 1024));
   if (mkdir_ok (path, 0700, err) < 0)
     return -1;
   if (mount ("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, data) < 0)
@@ -130,8 +135,8 @@ stat_workdir (const struct sb_options *o, struct sb_bundle *b, sr_error **err)
 }
 
 static int
-make_dirs (const struct sr_globals *g, const struct sb_options *o, struct sb_bundle *b,
-           sr_error **err)
+make_dirs (const struct sr_globals *g, const struct sb_options *o,
+           struct sb_bundle *b, sr_error **err)
 {
   _cleanup_free_ char *sbdir = state_dir (g);
   if (mkdir_ok (g->root, 0711, err) < 0 || mkdir_ok (sbdir, 0711, err) < 0)
@@ -149,7 +154,8 @@ make_dirs (const struct sr_globals *g, const struct sb_options *o, struct sb_bun
       if (mkdir (tmp, 0711) < 0)
         return sr_fail (err, errno, "mkdir \"%s\"", tmp);
       _cleanup_free_ char *lock = xasprintf ("%s/" LOCK_FILE, tmp);
-      b->lock_fd = open (lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+      b->lock_fd
+          = open (lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
       if (b->lock_fd < 0 || flock (b->lock_fd, LOCK_EX) < 0)
         {
           int e = errno;
@@ -174,8 +180,8 @@ make_dirs (const struct sr_globals *g, const struct sb_options *o, struct sb_bun
 }
 
 int
-sb_bundle_create (const struct sr_globals *g, const struct sb_options *o, struct sb_bundle *b,
-                  sr_error **err)
+sb_bundle_create (const struct sr_globals *g, const struct sb_options *o,
+                  struct sb_bundle *b, sr_error **err)
 {
   uid_t user = 0;
 
@@ -218,7 +224,8 @@ static void
 remove_tree_at (int parent, const char *name, dev_t dev)
 {
   struct stat st;
-  int fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int fd
+      = openat (parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   /* Never into another file system: a mount left there is not ours to
    * empty. */
   if (fd >= 0 && (fstat (fd, &st) < 0 || st.st_dev != dev))
@@ -235,7 +242,8 @@ remove_tree_at (int parent, const char *name, dev_t dev)
       else
         {
           while ((de = readdir (d)) != NULL)
-            if (strcmp (de->d_name, ".") != 0 && strcmp (de->d_name, "..") != 0)
+            if (strcmp (de->d_name, ".") != 0
+                && strcmp (de->d_name, "..") != 0)
               {
                 if (unlinkat (dirfd (d), de->d_name, 0) < 0 && errno == EISDIR)
                   remove_tree_at (dirfd (d), de->d_name, dev);
@@ -249,7 +257,8 @@ remove_tree_at (int parent, const char *name, dev_t dev)
 void
 sb_bundle_remove_dir (const char *dir)
 {
-  static const char *const mounts[] = { "root", "root-upper", "work", "tmp", "binds", "workdir" };
+  static const char *const mounts[]
+      = { "root", "root-upper", "work", "tmp", "binds", "workdir" };
   for (size_t i = 0; i < ARRAY_SIZE (mounts); i++)
     {
       _cleanup_free_ char *p = xasprintf ("%s/%s", dir, mounts[i]);
@@ -284,10 +293,12 @@ sb_bundle_destroy (struct sb_bundle *b)
 }
 
 static void
-reclaim_one (const struct sr_globals *g, int sbfd, const char *sbdir, const char *name)
+reclaim_one (const struct sr_globals *g, int sbfd, const char *sbdir,
+             const char *name)
 {
   _cleanup_free_ char *lock = xasprintf ("%s/" LOCK_FILE, name);
-  _cleanup_close_ int fd = openat (sbfd, lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  _cleanup_close_ int fd
+      = openat (sbfd, lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0 || flock (fd, LOCK_EX | LOCK_NB) < 0)
     return; /* alive, or being made (it locks before anything else) */
   /* Its container may be gone already (the watchdog deleted it). */

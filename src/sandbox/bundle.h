@@ -32,12 +32,12 @@
 
 struct sb_bundle
 {
-  char *id;     /* the container's id */
-  char *dir;     /* ROOT/.sandbox/ID: its lock */
-  char *scratch; /* SB_RUN_DIR/ID: the mounts, private to this process */
-  char *rootfs; /* the root the container gets: SCRATCH/root */
-  char *work;   /* what /work is: the --workdir or SCRATCH/work (tmpfs) */
-  char *tmp;    /* SCRATCH/tmp (tmpfs), /tmp in the sandbox */
+  char *id;          /* the container's id */
+  char *dir;         /* ROOT/.sandbox/ID: its lock */
+  char *scratch;     /* SB_RUN_DIR/ID: the mounts, private to this process */
+  char *rootfs;      /* the root the container gets: SCRATCH/root */
+  char *work;        /* what /work is: the --workdir or SCRATCH/work (tmpfs) */
+  char *tmp;         /* SCRATCH/tmp (tmpfs), /tmp in the sandbox */
   char *work_source; /* what the container binds at /work: SCRATCH/work, or
                         SCRATCH/workdir, a bind of --workdir reachable by the
                         container's unprivileged init */
@@ -51,11 +51,14 @@ struct sb_bundle
   bool work_direct;
   char **bind_sources; /* --ro-bind sources, bound under SCRATCH/binds */
   char **host_paths; /* host files and dirs shown read-only at the same path */
-  int lock_fd; /* flock held on DIR/lock while the sandbox lives */
-  int slot_fd; /* flock held on the slot's lock file */
+  int lock_fd;       /* flock held on DIR/lock while the sandbox lives */
+  int slot_fd;       /* flock held on the slot's lock file */
 };
 
-#define SB_BUNDLE_INIT { .lock_fd = -1, .slot_fd = -1 }
+#define SB_BUNDLE_INIT                                                        \
+  {                                                                           \
+    .lock_fd = -1, .slot_fd = -1                                              \
+  }
 
 /* The host uid the sandboxed process runs as. */
 static inline uid_t

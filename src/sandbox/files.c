@@ -19,9 +19,10 @@
 static int
 open_beneath (int root, const char *rel, int flags)
 {
-  struct open_how how = { .flags = (uint64_t) (flags | O_CLOEXEC),
-                          .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS
-                                     | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV };
+  struct open_how how
+      = { .flags = (uint64_t) (flags | O_CLOEXEC),
+          .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS
+                     | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV };
   return (int) syscall (SYS_openat2, root, rel, &how, sizeof how);
 }
 
@@ -33,8 +34,10 @@ add_entry (struct sb_files *f, const char *path, const struct stat *st)
   memset (e, 0, sizeof *e);
   e->path = xstrdup (path);
   e->size = (uint64_t) st->st_size;
-  e->mtime_ns = (int64_t) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-  e->ctime_ns = (int64_t) st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+  e->mtime_ns
+      = (int64_t) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+  e->ctime_ns
+      = (int64_t) st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
   e->ino = st->st_ino;
   e->mode = st->st_mode;
 }
@@ -84,7 +87,8 @@ walk (int fd, const char *rel, dev_t dev, struct sb_files *f)
 static int
 by_path (const void *a, const void *b)
 {
-  return strcmp (((const struct sb_file *) a)->path, ((const struct sb_file *) b)->path);
+  return strcmp (((const struct sb_file *) a)->path,
+                 ((const struct sb_file *) b)->path);
 }
 
 int
@@ -118,7 +122,8 @@ hash_file (int root, struct sb_file *e)
 
   if (!S_ISREG (e->mode))
     return;
-  _cleanup_close_ int fd = open_beneath (root, e->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  _cleanup_close_ int fd
+      = open_beneath (root, e->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0 || fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
     return;
   sr_sha256_init (&c);
@@ -135,8 +140,9 @@ hash_file (int root, struct sb_file *e)
 static bool
 same_file (const struct sb_file *a, const struct sb_file *b)
 {
-  return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns
-         && a->ino == b->ino && a->mode == b->mode;
+  return a->size == b->size && a->mtime_ns == b->mtime_ns
+         && a->ctime_ns == b->ctime_ns && a->ino == b->ino
+         && a->mode == b->mode;
 }
 
 static void
@@ -150,8 +156,8 @@ take (struct sb_files *changes, struct sb_file *e, const char *change)
 }
 
 int
-sb_files_diff (const char *dir, const struct sb_files *before, struct sb_files *changes,
-               sr_error **err)
+sb_files_diff (const char *dir, const struct sb_files *before,
+               struct sb_files *changes, sr_error **err)
 {
   struct sb_files now;
   size_t i = 0, j = 0;
@@ -162,7 +168,9 @@ sb_files_diff (const char *dir, const struct sb_files *before, struct sb_files *
   _cleanup_close_ int root = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   while (i < before->n || j < now.n)
     {
-      int c = i >= before->n ? 1 : j >= now.n ? -1 : strcmp (before->v[i].path, now.v[j].path);
+      int c = i >= before->n ? 1
+              : j >= now.n   ? -1
+                             : strcmp (before->v[i].path, now.v[j].path);
       if (c < 0)
         take (changes, &before->v[i++], "deleted");
       else if (c > 0)
@@ -201,15 +209,17 @@ copy_one (int from_root, int to_root, const char *rel, sr_error **err)
 {
   char buf[65536];
   ssize_t n;
-  _cleanup_close_ int in = open_beneath (from_root, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  _cleanup_close_ int in
+      = open_beneath (from_root, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   struct stat st;
 
   if (in < 0 || fstat (in, &st) < 0 || !S_ISREG (st.st_mode))
     return 0; /* gone or not a file any more */
   if (mkdirs_at (to_root, rel, err) < 0)
     return -1;
-  _cleanup_close_ int out = openat (to_root, rel, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW
-                                    | O_CLOEXEC, 0644);
+  _cleanup_close_ int out
+      = openat (to_root, rel,
+                O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (out < 0)
     return sr_fail (err, errno, "--collect: \"%s\"", rel);
   while ((n = read (in, buf, sizeof buf)) > 0)
@@ -219,17 +229,19 @@ copy_one (int from_root, int to_root, const char *rel, sr_error **err)
 }
 
 int
-sb_files_collect (const char *dir, const struct sb_files *changes, const char *to,
-                  sr_error **err)
+sb_files_collect (const char *dir, const struct sb_files *changes,
+                  const char *to, sr_error **err)
 {
   if (mkdir (to, 0755) < 0 && errno != EEXIST)
     return sr_fail (err, errno, "--collect \"%s\"", to);
-  _cleanup_close_ int from_root = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  _cleanup_close_ int from_root
+      = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   _cleanup_close_ int to_root = open (to, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (from_root < 0 || to_root < 0)
     return sr_fail (err, errno, "--collect \"%s\"", to);
   for (size_t i = 0; i < changes->n; i++)
-    if (strcmp (changes->v[i].change, "deleted") != 0 && S_ISREG (changes->v[i].mode)
+    if (strcmp (changes->v[i].change, "deleted") != 0
+        && S_ISREG (changes->v[i].mode)
         && copy_one (from_root, to_root, changes->v[i].path, err) < 0)
       return -1;
   return 0;

@@ -36,11 +36,11 @@ struct sb_files
 
 int sb_files_snapshot (const char *dir, struct sb_files *out, sr_error **err);
 /* The changes from `before` to the tree at `dir` now. */
-int sb_files_diff (const char *dir, const struct sb_files *before, struct sb_files *changes,
-                   sr_error **err);
+int sb_files_diff (const char *dir, const struct sb_files *before,
+                   struct sb_files *changes, sr_error **err);
 /* Copy the created and changed regular files to `to`. */
-int sb_files_collect (const char *dir, const struct sb_files *changes, const char *to,
-                      sr_error **err);
+int sb_files_collect (const char *dir, const struct sb_files *changes,
+                      const char *to, sr_error **err);
 void sb_files_clear (struct sb_files *f);
 
 #endif

@@ -133,7 +133,8 @@ int
 sb_parse_bind (const char *s, struct sb_bind *out, sr_error **err)
 {
   const char *colon = strchr (s, ':');
-  if (colon == NULL || s[0] != '/' || colon[1] != '/' || strchr (colon + 1, ':') != NULL)
+  if (colon == NULL || s[0] != '/' || colon[1] != '/'
+      || strchr (colon + 1, ':') != NULL)
     return sr_fail (err, 0, "expected SRC:DST with two absolute paths");
   out->src = xstrndup (s, (size_t) (colon - s));
   out->dst = xstrdup (colon + 1);

@@ -27,7 +27,7 @@ struct sb_bind
 
 struct sb_options
 {
-  char **argv; /* the command, NULL-terminated, not empty */
+  char **argv;   /* the command, NULL-terminated, not empty */
   char *rootfs;  /* NULL: the read-only view of the host's system dirs */
   char *workdir; /* NULL: an empty ephemeral /work */
   struct sb_bind *ro_binds;
@@ -40,16 +40,16 @@ struct sb_options
   char *audit_log;  /* NULL or a file (appended) */
   bool quiet;
 
-  int64_t timeout_ms;     /* wall clock; 0: none */
-  uint64_t memory;        /* bytes, no swap */
-  uint64_t cpus_milli;    /* CPU bandwidth in thousandths of a CPU; 0: none */
-  uint64_t cpu_time_s;    /* RLIMIT_CPU seconds; 0: none */
-  int64_t pids;           /* pids.max */
-  uint64_t output_limit;  /* bytes per stream */
-  uint64_t file_size;     /* RLIMIT_FSIZE bytes */
-  uint64_t disk;          /* bytes written under /work */
-  uint64_t tmp_size;      /* bytes of /tmp (and /dev/shm) */
-  uint64_t open_files;    /* RLIMIT_NOFILE */
+  int64_t timeout_ms;    /* wall clock; 0: none */
+  uint64_t memory;       /* bytes, no swap */
+  uint64_t cpus_milli;   /* CPU bandwidth in thousandths of a CPU; 0: none */
+  uint64_t cpu_time_s;   /* RLIMIT_CPU seconds; 0: none */
+  int64_t pids;          /* pids.max */
+  uint64_t output_limit; /* bytes per stream */
+  uint64_t file_size;    /* RLIMIT_FSIZE bytes */
+  uint64_t disk;         /* bytes written under /work */
+  uint64_t tmp_size;     /* bytes of /tmp (and /dev/shm) */
+  uint64_t open_files;   /* RLIMIT_NOFILE */
 };
 
 void sb_options_init (struct sb_options *o);

@@ -15,15 +15,23 @@ static const char seccomp_profile[] =
     ;
 
 static const char *const masked_paths[] = {
-  "/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
-  "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi",
-  "/proc/sysrq-trigger", NULL,
+  "/proc/acpi",
+  "/proc/asound",
+  "/proc/kcore",
+  "/proc/keys",
+  "/proc/latency_stats",
+  "/proc/timer_list",
+  "/proc/timer_stats",
+  "/proc/sched_debug",
+  "/proc/scsi",
+  "/proc/sysrq-trigger",
+  NULL,
 };
 static const char *const readonly_paths[] = {
   "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", NULL,
 };
-static const char *const namespaces[] = { "pid", "network", "ipc", "uts", "mount",
-                                          "user", "cgroup", NULL };
+static const char *const namespaces[]
+    = { "pid", "network", "ipc", "uts", "mount", "user", "cgroup", NULL };
 
 static char **
 strv_of (const char *const *v)
@@ -49,11 +57,13 @@ add_mount (oci_config *c, const char *dst, const char *type, const char *src,
 }
 
 static void
-add_tmpfs (oci_config *c, const char *dst, const char *mode, uint64_t size, bool exec)
+add_tmpfs (oci_config *c, const char *dst, const char *mode, uint64_t size,
+           bool exec)
 {
   _cleanup_free_ char *m = xasprintf ("mode=%s", mode);
   _cleanup_free_ char *s = xasprintf ("size=%llu", (unsigned long long) size);
-  const char *opts[] = { "nosuid", "nodev", m, s, exec ? NULL : "noexec", NULL };
+  const char *opts[]
+      = { "nosuid", "nodev", m, s, exec ? NULL : "noexec", NULL };
   add_mount (c, dst, "tmpfs", "tmpfs", opts);
 }
 
@@ -76,18 +86,23 @@ add_work (oci_config *c, const struct sb_bundle *b)
     return;
   m->uid_mappings = xcalloc (1, sizeof *m->uid_mappings);
   m->gid_mappings = xcalloc (1, sizeof *m->gid_mappings);
-  m->uid_mappings[0] = (oci_id_mapping) { b->work_uid, sb_bundle_user_uid (b), 1 };
-  m->gid_mappings[0] = (oci_id_mapping) { b->work_gid, sb_bundle_user_uid (b), 1 };
+  m->uid_mappings[0]
+      = (oci_id_mapping){ b->work_uid, sb_bundle_user_uid (b), 1 };
+  m->gid_mappings[0]
+      = (oci_id_mapping){ b->work_gid, sb_bundle_user_uid (b), 1 };
   m->uid_mappings_len = m->gid_mappings_len = 1;
 }
 
 static void
-add_mounts (oci_config *c, const struct sb_options *o, const struct sb_bundle *b)
+add_mounts (oci_config *c, const struct sb_options *o,
+            const struct sb_bundle *b)
 {
   static const char *const proc_opts[] = { "nosuid", "noexec", "nodev", NULL };
-  static const char *const pts_opts[] = { "nosuid", "noexec", "newinstance", "ptmxmode=0666",
-                                          "mode=0620", NULL };
-  static const char *const tmp_opts[] = { "bind", "rw", "nosuid", "nodev", NULL };
+  static const char *const pts_opts[] = { "nosuid",      "noexec",
+                                          "newinstance", "ptmxmode=0666",
+                                          "mode=0620",   NULL };
+  static const char *const tmp_opts[]
+      = { "bind", "rw", "nosuid", "nodev", NULL };
 
   add_mount (c, "/proc", "proc", "proc", proc_opts);
   add_tmpfs (c, "/dev", "755", 65536, true);
@@ -104,15 +119,20 @@ add_mounts (oci_config *c, const struct sb_options *o, const struct sb_bundle *b
 static void
 add_rlimit (oci_process *p, const char *type, uint64_t soft, uint64_t hard)
 {
-  p->rlimits = xrealloc (p->rlimits, (p->rlimits_len + 1) * sizeof *p->rlimits);
-  p->rlimits[p->rlimits_len++] = (oci_rlimit) { xstrdup (type), hard, soft };
+  p->rlimits
+      = xrealloc (p->rlimits, (p->rlimits_len + 1) * sizeof *p->rlimits);
+  p->rlimits[p->rlimits_len++] = (oci_rlimit){ xstrdup (type), hard, soft };
 }
 
 static oci_process *
 make_process (const struct sb_options *o)
 {
   static const char *const base_env[] = {
-    "PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/work", "LANG=C.UTF-8", "TMPDIR=/tmp", NULL,
+    "PATH=/usr/local/bin:/usr/bin:/bin",
+    "HOME=/work",
+    "LANG=C.UTF-8",
+    "TMPDIR=/tmp",
+    NULL,
   };
   oci_process *p = xcalloc (1, sizeof *p);
 
@@ -123,7 +143,7 @@ make_process (const struct sb_options *o)
   p->cwd = xstrdup ("/work");
   p->user.uid = SB_USER_ID;
   p->user.gid = SB_USER_ID;
-  p->user.umask = (oci_opt_u32) { true, 022 };
+  p->user.umask = (oci_opt_u32){ true, 022 };
   p->no_new_privileges = true;
   p->capabilities = xcalloc (1, sizeof *p->capabilities);
   oci_capabilities *caps = p->capabilities;
@@ -145,7 +165,8 @@ make_process (const struct sb_options *o)
 uint64_t
 sb_policy_cgroup_memory (const struct sb_options *o, const struct sb_bundle *b)
 {
-  return o->memory + o->tmp_size + SB_SHM_SIZE + (b->ephemeral_work ? o->disk : 0);
+  return o->memory + o->tmp_size + SB_SHM_SIZE
+         + (b->ephemeral_work ? o->disk : 0);
 }
 
 static oci_resources *
@@ -155,15 +176,15 @@ make_resources (const struct sb_options *o, const struct sb_bundle *b)
   int64_t mem = (int64_t) sb_policy_cgroup_memory (o, b);
 
   r->memory = xcalloc (1, sizeof *r->memory);
-  r->memory->limit = (oci_opt_i64) { true, mem };
-  r->memory->swap = (oci_opt_i64) { true, mem }; /* memory + swap: no swap */
+  r->memory->limit = (oci_opt_i64){ true, mem };
+  r->memory->swap = (oci_opt_i64){ true, mem }; /* memory + swap: no swap */
   r->pids = xcalloc (1, sizeof *r->pids);
-  r->pids->limit = (oci_opt_i64) { true, o->pids };
+  r->pids->limit = (oci_opt_i64){ true, o->pids };
   if (o->cpus_milli > 0)
     {
       r->cpu = xcalloc (1, sizeof *r->cpu);
-      r->cpu->period = (oci_opt_u64) { true, 100000 };
-      r->cpu->quota = (oci_opt_i64) { true, (int64_t) o->cpus_milli * 100 };
+      r->cpu->period = (oci_opt_u64){ true, 100000 };
+      r->cpu->quota = (oci_opt_i64){ true, (int64_t) o->cpus_milli * 100 };
     }
   return r;
 }
@@ -171,33 +192,35 @@ make_resources (const struct sb_options *o, const struct sb_bundle *b)
 /* Container ids 0..SB_ID_RANGE-1 onto the slot's host ids; with
  * work_direct, the sandbox user onto the owner of --workdir instead. */
 static void
-map_ids (oci_id_mapping **v, size_t *len, const struct sb_bundle *b, uint32_t owner)
+map_ids (oci_id_mapping **v, size_t *len, const struct sb_bundle *b,
+         uint32_t owner)
 {
   if (!b->work_direct)
     {
       *v = xcalloc (1, sizeof **v);
-      (*v)[0] = (oci_id_mapping) { 0, b->host_base, SB_ID_RANGE };
+      (*v)[0] = (oci_id_mapping){ 0, b->host_base, SB_ID_RANGE };
       *len = 1;
       return;
     }
   *v = xcalloc (3, sizeof **v);
-  (*v)[0] = (oci_id_mapping) { 0, b->host_base, SB_USER_ID };
-  (*v)[1] = (oci_id_mapping) { SB_USER_ID, owner, 1 };
-  (*v)[2] = (oci_id_mapping) { SB_USER_ID + 1, b->host_base + SB_USER_ID + 1,
-                               SB_ID_RANGE - SB_USER_ID - 1 };
+  (*v)[0] = (oci_id_mapping){ 0, b->host_base, SB_USER_ID };
+  (*v)[1] = (oci_id_mapping){ SB_USER_ID, owner, 1 };
+  (*v)[2] = (oci_id_mapping){ SB_USER_ID + 1, b->host_base + SB_USER_ID + 1,
+                              SB_ID_RANGE - SB_USER_ID - 1 };
   *len = 3;
 }
 
 static int
-make_linux (oci_config *c, const struct sb_options *o, const struct sb_bundle *b,
-            sr_error **err)
+make_linux (oci_config *c, const struct sb_options *o,
+            const struct sb_bundle *b, sr_error **err)
 {
   oci_linux *l = c->linux_ = xcalloc (1, sizeof *l);
 
   for (size_t i = 0; namespaces[i] != NULL; i++)
     {
-      l->namespaces = xrealloc (l->namespaces, (i + 1) * sizeof *l->namespaces);
-      l->namespaces[i] = (oci_namespace) { xstrdup (namespaces[i]), NULL };
+      l->namespaces
+          = xrealloc (l->namespaces, (i + 1) * sizeof *l->namespaces);
+      l->namespaces[i] = (oci_namespace){ xstrdup (namespaces[i]), NULL };
       l->namespaces_len = i + 1;
     }
   map_ids (&l->uid_mappings, &l->uid_mappings_len, b, b->work_uid);
@@ -205,14 +228,16 @@ make_linux (oci_config *c, const struct sb_options *o, const struct sb_bundle *b
   l->resources = make_resources (o, b);
   l->masked_paths = strv_of (masked_paths);
   l->readonly_paths = strv_of (readonly_paths);
-  l->seccomp = oci_seccomp_parse_data (seccomp_profile, sizeof seccomp_profile - 1, err);
+  l->seccomp = oci_seccomp_parse_data (seccomp_profile,
+                                       sizeof seccomp_profile - 1, err);
   if (l->seccomp == NULL)
     return sr_wrap (err, "the built-in seccomp profile");
   return 0;
 }
 
 oci_config *
-sb_policy_config (const struct sb_options *o, const struct sb_bundle *b, sr_error **err)
+sb_policy_config (const struct sb_options *o, const struct sb_bundle *b,
+                  sr_error **err)
 {
   oci_config *c = xcalloc (1, sizeof *c);
 
@@ -239,7 +264,8 @@ describe_size (yajl_gen g, const char *key, uint64_t v)
 }
 
 static void
-describe_limits (yajl_gen g, const struct sb_options *o, const struct sb_bundle *b)
+describe_limits (yajl_gen g, const struct sb_options *o,
+                 const struct sb_bundle *b)
 {
   sr_json_gen_str (g, "limits");
   yajl_gen_map_open (g);
@@ -279,11 +305,13 @@ describe_mount (yajl_gen g, const char *dst, const char *src, const char *mode)
 }
 
 static void
-describe_mounts (yajl_gen g, const struct sb_options *o, const struct sb_bundle *b)
+describe_mounts (yajl_gen g, const struct sb_options *o,
+                 const struct sb_bundle *b)
 {
   sr_json_gen_str (g, "mounts");
   yajl_gen_array_open (g);
-  describe_mount (g, "/", o->rootfs != NULL ? o->rootfs : "host system directories", "ro");
+  describe_mount (
+      g, "/", o->rootfs != NULL ? o->rootfs : "host system directories", "ro");
   for (size_t i = 0; b->host_paths != NULL && b->host_paths[i] != NULL; i++)
     describe_mount (g, b->host_paths[i], b->host_paths[i], "ro");
   describe_mount (g, "/tmp", "tmpfs", "rw");
@@ -294,7 +322,8 @@ describe_mounts (yajl_gen g, const struct sb_options *o, const struct sb_bundle 
 }
 
 void
-sb_policy_describe (yajl_gen g, const struct sb_options *o, const struct sb_bundle *b)
+sb_policy_describe (yajl_gen g, const struct sb_options *o,
+                    const struct sb_bundle *b)
 {
   yajl_gen_map_open (g);
   describe_limits (g, o, b);
@@ -306,7 +335,8 @@ sb_policy_describe (yajl_gen g, const struct sb_options *o, const struct sb_bund
   sr_json_gen_str (g, "user_namespace");
   yajl_gen_map_open (g);
   describe_size (g, "uid", SB_USER_ID);
-  describe_size (g, "host_uid", b->work_direct ? b->work_uid : sb_bundle_user_uid (b));
+  describe_size (g, "host_uid",
+                 b->work_direct ? b->work_uid : sb_bundle_user_uid (b));
   yajl_gen_map_close (g);
   sr_json_gen_str (g, "capabilities");
   yajl_gen_array_open (g);

@@ -17,14 +17,16 @@
 #define SB_SHM_SIZE (16ULL << 20)
 
 /* The config for `o` run in bundle `b`; free with oci_config_free. */
-oci_config *sb_policy_config (const struct sb_options *o, const struct sb_bundle *b,
-                              sr_error **err);
+oci_config *sb_policy_config (const struct sb_options *o,
+                              const struct sb_bundle *b, sr_error **err);
 
 /* The memory cgroup limit: the process's own --memory plus the tmpfs it may
  * fill (their pages are charged to the sandbox's cgroup). */
-uint64_t sb_policy_cgroup_memory (const struct sb_options *o, const struct sb_bundle *b);
+uint64_t sb_policy_cgroup_memory (const struct sb_options *o,
+                                  const struct sb_bundle *b);
 
 /* The "policy" object of the receipt. */
-void sb_policy_describe (yajl_gen gen, const struct sb_options *o, const struct sb_bundle *b);
+void sb_policy_describe (yajl_gen gen, const struct sb_options *o,
+                         const struct sb_bundle *b);
 
 #endif

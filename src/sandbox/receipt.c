@@ -93,7 +93,8 @@ static bool
 file_at_size_limit (const struct sb_receipt *r)
 {
   for (size_t i = 0; r->files != NULL && i < r->files->n; i++)
-    if (strcmp (r->files->v[i].change, "deleted") != 0 && S_ISREG (r->files->v[i].mode)
+    if (strcmp (r->files->v[i].change, "deleted") != 0
+        && S_ISREG (r->files->v[i].mode)
         && r->files->v[i].size >= r->o->file_size)
       return true;
   return false;
@@ -103,10 +104,12 @@ static char *
 exit_message (const struct sb_receipt *r, const char *cmd)
 {
   if (r->res->start_error != NULL)
-    return xasprintf ("%s could not be started in the sandbox: %s", cmd, r->res->start_error);
+    return xasprintf ("%s could not be started in the sandbox: %s", cmd,
+                      r->res->start_error);
   if (r->res->signal != 0)
-    return xasprintf ("%s was killed by signal SIG%s", cmd, sigabbrev_np (r->res->signal)
-                      ? sigabbrev_np (r->res->signal) : "?");
+    return xasprintf (
+        "%s was killed by signal SIG%s", cmd,
+        sigabbrev_np (r->res->signal) ? sigabbrev_np (r->res->signal) : "?");
   return xasprintf ("%s exited with status %d", cmd, r->res->exit_code);
 }
 
@@ -119,28 +122,35 @@ limit_message (const struct sb_receipt *r, const char *cmd)
 
   if (strcmp (l, "timeout") == 0)
     return sz = sb_format_duration (o->timeout_ms),
-           xasprintf ("the execution exceeded its %s wall-clock limit and was stopped", sz);
+           xasprintf ("the execution exceeded its %s wall-clock limit and was "
+                      "stopped",
+                      sz);
   if (strcmp (l, "memory") == 0)
     return sz = sb_format_size (o->memory),
-           xasprintf ("%s was killed by the kernel when the sandbox used its %s memory limit",
+           xasprintf ("%s was killed by the kernel when the sandbox used its "
+                      "%s memory limit",
                       cmd, sz);
   if (strcmp (l, "cpu") == 0)
     return xasprintf ("%s used its %llu s of CPU time and was stopped", cmd,
                       (unsigned long long) o->cpu_time_s);
   if (strcmp (l, "pids") == 0)
-    return xasprintf ("%s reached the limit of %lld processes: creating another one failed",
-                      cmd, (long long) o->pids);
+    return xasprintf (
+        "%s reached the limit of %lld processes: creating another one failed",
+        cmd, (long long) o->pids);
   if (strcmp (l, "output") == 0)
     return sz = sb_format_size (o->output_limit),
-           xasprintf ("%s wrote more than its %s output limit on %s and was stopped", cmd, sz,
-                      r->out->truncated ? "stdout" : "stderr");
+           xasprintf (
+               "%s wrote more than its %s output limit on %s and was stopped",
+               cmd, sz, r->out->truncated ? "stdout" : "stderr");
   if (strcmp (l, "disk") == 0)
     return sz = sb_format_size (r->usage.work_full ? o->disk : o->tmp_size),
-           xasprintf ("%s filled the %s of %s and further writes failed", cmd, sz,
-                      r->usage.work_full ? "/work" : "/tmp");
+           xasprintf ("%s filled the %s of %s and further writes failed", cmd,
+                      sz, r->usage.work_full ? "/work" : "/tmp");
   if (strcmp (l, "file_size") == 0)
     return sz = sb_format_size (o->file_size),
-           xasprintf ("%s tried to write a file larger than its %s file-size limit", cmd, sz);
+           xasprintf (
+               "%s tried to write a file larger than its %s file-size limit",
+               cmd, sz);
   return xstrdup ("the execution was stopped");
 }
 
@@ -159,9 +169,10 @@ sb_receipt_judge (struct sb_receipt *r)
     note (r, "memory");
   if (res->output_exceeded)
     hit (r, "output");
-  if (res->signal == SIGXCPU || (r->o->cpu_time_s > 0 && res->signal == SIGKILL
-                                 && r->usage.cpu_user_us + r->usage.cpu_system_us
-                                        >= r->o->cpu_time_s * 1000000))
+  if (res->signal == SIGXCPU
+      || (r->o->cpu_time_s > 0 && res->signal == SIGKILL
+          && r->usage.cpu_user_us + r->usage.cpu_system_us
+                 >= r->o->cpu_time_s * 1000000))
     hit (r, "cpu");
   if (res->signal == SIGXFSZ || (failed && file_at_size_limit (r)))
     hit (r, "file_size");
@@ -172,12 +183,16 @@ sb_receipt_judge (struct sb_receipt *r)
   if (r->usage.pids_max_events > 0)
     (failed ? hit : note) (r, "pids");
 
-  _cleanup_free_ char *base = r->limit_exceeded != NULL ? limit_message (r, cmd)
-                                                        : exit_message (r, cmd);
+  _cleanup_free_ char *base = r->limit_exceeded != NULL
+                                  ? limit_message (r, cmd)
+                                  : exit_message (r, cmd);
   if (res->interrupted != 0)
-    r->message = xasprintf ("the execution was interrupted: sandrun received SIG%s "
-                            "and stopped the sandbox (%s)", sigabbrev_np (res->interrupted)
-                            ? sigabbrev_np (res->interrupted) : "a signal", base);
+    r->message = xasprintf (
+        "the execution was interrupted: sandrun received SIG%s "
+        "and stopped the sandbox (%s)",
+        sigabbrev_np (res->interrupted) ? sigabbrev_np (res->interrupted)
+                                        : "a signal",
+        base);
   else
     r->message = xstrdup (base);
 }
@@ -203,7 +218,8 @@ static void
 gen_output (yajl_gen g, const char *key, const struct sb_stream *st)
 {
   size_t n;
-  _cleanup_free_ char *text = sb_utf8_escape (st->data ? st->data : "", st->len, &n);
+  _cleanup_free_ char *text
+      = sb_utf8_escape (st->data ? st->data : "", st->len, &n);
   sr_json_gen_str (g, key);
   yajl_gen_string (g, (const unsigned char *) text, n);
 }
@@ -217,7 +233,8 @@ gen_files (yajl_gen g, const struct sb_files *f)
     {
       const struct sb_file *e = &f->v[i];
       size_t n;
-      _cleanup_free_ char *path = sb_utf8_escape (e->path, strlen (e->path), &n);
+      _cleanup_free_ char *path
+          = sb_utf8_escape (e->path, strlen (e->path), &n);
       yajl_gen_map_open (g);
       sr_json_gen_str (g, "path");
       yajl_gen_string (g, (const unsigned char *) path, n);
@@ -228,6 +245,11 @@ gen_files (yajl_gen g, const struct sb_files *f)
       else
         yajl_gen_integer (g, (long long) e->size);
       gen_key_str (g, "sha256", e->has_sha256 ? e->sha256 : NULL);
+      if (strcmp (e->change, "deleted") != 0 && !S_ISREG (e->mode))
+        gen_key_str (g, "type",
+                     S_ISDIR (e->mode)   ? "directory"
+                     : S_ISLNK (e->mode) ? "symlink"
+                                         : "other");
       yajl_gen_map_close (g);
     }
   yajl_gen_array_close (g);
@@ -258,7 +280,8 @@ gen_status (yajl_gen g, const struct sb_receipt *r)
   sr_json_gen_str (g, "signal");
   if (r->res->signal != 0 && sigabbrev_np (r->res->signal) != NULL)
     {
-      _cleanup_free_ char *name = xasprintf ("SIG%s", sigabbrev_np (r->res->signal));
+      _cleanup_free_ char *name
+          = xasprintf ("SIG%s", sigabbrev_np (r->res->signal));
       sr_json_gen_str (g, name);
     }
   else
@@ -322,7 +345,8 @@ sb_receipt_json (const struct sb_receipt *r, bool with_output, bool pretty)
   for (size_t i = 0; r->o->argv[i] != NULL; i++)
     {
       size_t n;
-      _cleanup_free_ char *a = sb_utf8_escape (r->o->argv[i], strlen (r->o->argv[i]), &n);
+      _cleanup_free_ char *a
+          = sb_utf8_escape (r->o->argv[i], strlen (r->o->argv[i]), &n);
       yajl_gen_string (g, (const unsigned char *) a, n);
     }
   yajl_gen_array_close (g);

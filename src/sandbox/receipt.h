@@ -20,7 +20,7 @@ struct sb_usage
   uint64_t cpu_user_us, cpu_system_us;
   uint64_t peak_memory_bytes;
   uint64_t pids_peak;
-  uint64_t oom_kills;   /* processes the kernel killed at the memory limit */
+  uint64_t oom_kills; /* processes the kernel killed at the memory limit */
   uint64_t memory_max_events;
   uint64_t pids_max_events; /* forks refused at the pids limit */
   bool work_full, tmp_full; /* the tmpfs had no room left */

@@ -13,22 +13,27 @@
 #include "rootfs.h"
 #include "sandrun/util.h"
 
-const char *const sb_host_dirs[] = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
-                                     "/libx32", NULL };
+const char *const sb_host_dirs[]
+    = { "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", NULL };
 
 /* What programs need of /etc to run and to be correct (dynamic loader,
  * alternatives, certificates, time zone, name service, os-release);
  * nothing with secrets or host identity. */
 const char *const sb_host_etc[] = {
-  "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
-  "/etc/ssl", "/etc/ca-certificates.conf", "/etc/localtime", "/etc/timezone",
-  "/etc/os-release", "/etc/nsswitch.conf", "/etc/protocols", "/etc/services",
-  "/etc/mime.types", "/etc/matplotlibrc", "/etc/python3", NULL,
+  "/etc/ld.so.cache",  "/etc/ld.so.conf",
+  "/etc/ld.so.conf.d", "/etc/alternatives",
+  "/etc/ssl",          "/etc/ca-certificates.conf",
+  "/etc/localtime",    "/etc/timezone",
+  "/etc/os-release",   "/etc/nsswitch.conf",
+  "/etc/protocols",    "/etc/services",
+  "/etc/mime.types",   "/etc/matplotlibrc",
+  "/etc/python3",      NULL,
 };
 
-static const char passwd[] = "root:x:0:0:root:/root:/usr/sbin/nologin\n"
-                             "sandbox:x:1000:1000:sandbox:/work:/bin/sh\n"
-                             "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
+static const char passwd[]
+    = "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+      "sandbox:x:1000:1000:sandbox:/work:/bin/sh\n"
+      "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
 static const char group[] = "root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n";
 static const char hosts[] = "127.0.0.1\tlocalhost sandbox\n"
                             "::1\tlocalhost ip6-localhost ip6-loopback\n";
@@ -42,14 +47,16 @@ make_mount_point (int rootfd, const char *path, bool file, sr_error **err)
   _cleanup_close_ int dfd = dup (rootfd);
   char *save = NULL;
 
-  for (char *c = strtok_r (copy, "/", &save); c != NULL; c = strtok_r (NULL, "/", &save))
+  for (char *c = strtok_r (copy, "/", &save); c != NULL;
+       c = strtok_r (NULL, "/", &save))
     {
       bool last = save == NULL || *save == '\0';
       if (strcmp (c, "..") == 0)
         return sr_fail (err, EINVAL, "mount point \"%s\": \"..\"", path);
       if (last && file)
         {
-          int fd = openat (dfd, c, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+          int fd = openat (dfd, c, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+                           0644);
           if (fd < 0)
             return sr_fail (err, errno, "mount point \"%s\"", path);
           close (fd);
@@ -57,7 +64,8 @@ make_mount_point (int rootfd, const char *path, bool file, sr_error **err)
         }
       if (mkdirat (dfd, c, 0755) < 0 && errno != EEXIST)
         return sr_fail (err, errno, "mount point \"%s\"", path);
-      int next = openat (dfd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      int next
+          = openat (dfd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (next < 0)
         return sr_fail (err, errno, "mount point \"%s\"", path);
       close (dfd);
@@ -69,8 +77,9 @@ make_mount_point (int rootfd, const char *path, bool file, sr_error **err)
 static int
 write_file (int rootfd, const char *path, const char *text, sr_error **err)
 {
-  _cleanup_close_ int fd = openat (rootfd, path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW
-                                   | O_CLOEXEC, 0644);
+  _cleanup_close_ int fd
+      = openat (rootfd, path,
+                O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0 || sr_write_all (fd, text, strlen (text)) < 0)
     return sr_fail (err, errno, "write \"%s\" of the sandbox", path);
   return 0;
@@ -79,7 +88,8 @@ write_file (int rootfd, const char *path, const char *text, sr_error **err)
 /* One host path in the skeleton: a symlink is copied, a directory or file
  * gets a mount point and goes to the read-only binds. */
 static int
-show_host_path (int rootfd, const char *path, struct sb_bundle *b, sr_error **err)
+show_host_path (int rootfd, const char *path, struct sb_bundle *b,
+                sr_error **err)
 {
   struct stat st;
   char target[PATH_MAX];
@@ -146,7 +156,8 @@ mount_skeleton_tmpfs (const char *path, sr_error **err)
 {
   if (mkdir (path, 0755) < 0 && errno != EEXIST)
     return sr_fail (err, errno, "mkdir \"%s\"", path);
-  if (mount ("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755") < 0)
+  if (mount ("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+      < 0)
     return sr_fail (err, errno, "mount a tmpfs on \"%s\"", path);
   return 0;
 }
@@ -164,8 +175,10 @@ overlay_root (const struct sb_options *o, struct sb_bundle *b, sr_error **err)
   if (!S_ISDIR (st.st_mode))
     return sr_fail (err, ENOTDIR, "--rootfs \"%s\"", o->rootfs);
   if (strpbrk (lower, ",:\\") != NULL)
-    return sr_fail (err, EINVAL, "--rootfs \"%s\": a path with ',', ':' or '\\' cannot be "
-                    "an overlay layer", o->rootfs);
+    return sr_fail (err, EINVAL,
+                    "--rootfs \"%s\": a path with ',', ':' or '\\' cannot be "
+                    "an overlay layer",
+                    o->rootfs);
   _cleanup_free_ char *up = xasprintf ("%s/root-upper", b->scratch);
   if (mount_skeleton_tmpfs (up, err) < 0)
     return -1;
@@ -173,12 +186,13 @@ overlay_root (const struct sb_options *o, struct sb_bundle *b, sr_error **err)
   _cleanup_free_ char *work = xasprintf ("%s/w", up);
   if (mkdir (upper, 0755) < 0 || mkdir (work, 0755) < 0)
     return sr_fail (err, errno, "mkdir \"%s\"", up);
-  _cleanup_free_ char *data = xasprintf ("lowerdir=%s,upperdir=%s,workdir=%s", lower,
-                                         upper, work);
+  _cleanup_free_ char *data
+      = xasprintf ("lowerdir=%s,upperdir=%s,workdir=%s", lower, upper, work);
   if (mkdir (b->rootfs, 0755) < 0)
     return sr_fail (err, errno, "mkdir \"%s\"", b->rootfs);
   if (mount ("overlay", b->rootfs, "overlay", MS_NOSUID | MS_NODEV, data) < 0)
-    return sr_fail (err, errno, "--rootfs \"%s\": mount an overlay on it", o->rootfs);
+    return sr_fail (err, errno, "--rootfs \"%s\": mount an overlay on it",
+                    o->rootfs);
   return 0;
 }
 
@@ -201,8 +215,9 @@ bind_sources (const struct sb_options *o, struct sb_bundle *b, sr_error **err)
       const char *src = o->ro_binds[i].src;
       if (stat (src, &st) < 0)
         return sr_fail (err, errno, "--ro-bind \"%s\"", src);
-      int r = S_ISDIR (st.st_mode) ? mkdir (to, 0755)
-                                   : close (open (to, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+      int r = S_ISDIR (st.st_mode)
+                  ? mkdir (to, 0755)
+                  : close (open (to, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
       if (r < 0)
         return sr_fail (err, errno, "--ro-bind \"%s\": mount point", src);
       if (mount (src, to, NULL, MS_BIND | MS_REC, NULL) < 0)
@@ -213,7 +228,8 @@ bind_sources (const struct sb_options *o, struct sb_bundle *b, sr_error **err)
 }
 
 int
-sb_rootfs_make (const struct sb_options *o, struct sb_bundle *b, sr_error **err)
+sb_rootfs_make (const struct sb_options *o, struct sb_bundle *b,
+                sr_error **err)
 {
   static const char *const dirs[] = { "/proc", "/dev", "/tmp", "/work" };
 
@@ -221,7 +237,8 @@ sb_rootfs_make (const struct sb_options *o, struct sb_bundle *b, sr_error **err)
   if (o->rootfs != NULL ? overlay_root (o, b, err) < 0
                         : mount_skeleton_tmpfs (b->rootfs, err) < 0)
     return -1;
-  _cleanup_close_ int rootfd = open (b->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  _cleanup_close_ int rootfd
+      = open (b->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0)
     return sr_fail (err, errno, "open \"%s\"", b->rootfs);
   if (o->rootfs == NULL && default_skeleton (rootfd, b, err) < 0)
@@ -236,8 +253,11 @@ sb_rootfs_make (const struct sb_options *o, struct sb_bundle *b, sr_error **err)
       struct stat st;
       if (stat (o->ro_binds[i].src, &st) < 0)
         return sr_fail (err, errno, "--ro-bind \"%s\"", o->ro_binds[i].src);
-      if (make_mount_point (rootfd, o->ro_binds[i].dst, !S_ISDIR (st.st_mode), err) < 0)
-        return sr_wrap (err, "--ro-bind \"%s:%s\"", o->ro_binds[i].src, o->ro_binds[i].dst);
+      if (make_mount_point (rootfd, o->ro_binds[i].dst, !S_ISDIR (st.st_mode),
+                            err)
+          < 0)
+        return sr_wrap (err, "--ro-bind \"%s:%s\"", o->ro_binds[i].src,
+                        o->ro_binds[i].dst);
     }
   return 0;
 }

@@ -14,6 +14,7 @@ extern const char *const sb_host_dirs[];
 extern const char *const sb_host_etc[];
 
 /* Make b->rootfs (DIR/root) and fill b->host_paths. */
-int sb_rootfs_make (const struct sb_options *o, struct sb_bundle *b, sr_error **err);
+int sb_rootfs_make (const struct sb_options *o, struct sb_bundle *b,
+                    sr_error **err);
 
 #endif

@@ -52,8 +52,10 @@ exec_release (struct sb_exec *x)
   if (x->created)
     {
       _cleanup_error_ sr_error *err = NULL;
-      if (sr_container_delete (x->g, x->b.id, true, &err) < 0 && sr_error_errno (err) != ENOENT)
-        sr_log (SR_LOG_WARNING, "sandbox \"%s\": delete: %s", x->b.id, err->msg);
+      if (sr_container_delete (x->g, x->b.id, true, &err) < 0
+          && sr_error_errno (err) != ENOENT)
+        sr_log (SR_LOG_WARNING, "sandbox \"%s\": delete: %s", x->b.id,
+                err->msg);
     }
   sb_bundle_destroy (&x->b);
   sb_watchdog_stop (&x->wd);
@@ -100,6 +102,17 @@ make_pipes (struct sb_exec *x, sr_error **err)
   return 0;
 }
 
+/* The largest number of processes seen so far. */
+static void
+sample_pids (void *arg)
+{
+  struct sb_exec *x = arg;
+  struct sb_usage now = { 0 };
+  sb_stats_collect (x->g, x->b.id, &now);
+  if (now.pids_peak > x->rc.usage.pids_peak)
+    x->rc.usage.pids_peak = now.pids_peak;
+}
+
 static int
 prepare (struct sb_exec *x, sr_error **err)
 {
@@ -110,7 +123,8 @@ prepare (struct sb_exec *x, sr_error **err)
   x->cfg = sb_policy_config (x->o, &x->b, err);
   if (x->cfg == NULL)
     return -1;
-  if (!x->b.ephemeral_work && sb_files_snapshot (x->b.work, &x->before, err) < 0)
+  if (!x->b.ephemeral_work
+      && sb_files_snapshot (x->b.work, &x->before, err) < 0)
     return -1;
   if (make_pipes (x, err) < 0)
     return -1;
@@ -140,7 +154,8 @@ retry_without_idmap (const struct sb_options *o, struct sb_bundle *b, oci_config
                o->workdir);
       return false;
     }
-  sr_log (SR_LOG_DEBUG, "sandbox: %s; mapping the sandbox user to the owner", (*err)->msg);
+  sr_log (SR_LOG_DEBUG, "sandbox: %s; mapping the sandbox user to the owner",
+          (*err)->msg);
   sr_error_free (*err);
   *err = NULL;
   b->work_direct = true;
@@ -197,7 +212,8 @@ measure (struct sb_exec *x)
 
   if (sb_fs_usage (x->b.tmp, &used, &avail) == 0 && avail < 64 * 1024)
     x->rc.usage.tmp_full = true;
-  if (x->b.ephemeral_work && sb_fs_usage (x->b.work, &used, &avail) == 0 && avail < 64 * 1024)
+  if (x->b.ephemeral_work && sb_fs_usage (x->b.work, &used, &avail) == 0
+      && avail < 64 * 1024)
     x->rc.usage.work_full = true;
   if (!x->b.ephemeral_work && x->o->disk > 0)
     {
@@ -220,7 +236,8 @@ write_outputs (struct sb_exec *x, sr_error **err)
 {
   const struct sb_options *o = x->o;
 
-  if (o->collect != NULL && sb_files_collect (x->b.work, &x->changes, o->collect, err) < 0)
+  if (o->collect != NULL
+      && sb_files_collect (x->b.work, &x->changes, o->collect, err) < 0)
     return -1;
   return sb_receipt_emit (&x->rc, o, err);
 }
@@ -231,7 +248,8 @@ static bool
 start_failed (struct sb_exec *x, sr_error **err)
 {
   int e = sr_error_errno (*err);
-  if ((e != ENOENT && e != EACCES && e != ENOEXEC) || strstr ((*err)->msg, "exec \"") == NULL)
+  if ((e != ENOENT && e != EACCES && e != ENOEXEC)
+      || strstr ((*err)->msg, "exec \"") == NULL)
     return false;
   const char *why = strstr ((*err)->msg, "exec \"");
   memset (&x->res, 0, sizeof x->res);
@@ -255,14 +273,26 @@ exit_status (const struct sb_outcome *res)
 }
 
 int
-sb_run (const struct sr_globals *g, const struct sb_options *o, int *status, sr_error **err)
+sb_run (const struct sr_globals *g, const struct sb_options *o, int *status,
+        sr_error **err)
 {
   __attribute__ ((cleanup (exec_release))) struct sb_exec x = {
-    .g = g, .o = o, .b = SB_BUNDLE_INIT, .wd = SB_WATCHDOG_INIT,
-    .sv = { .o = o, .pidfd = -1, .sigfd = -1, .out = { .fd = -1 }, .err = { .fd = -1 } },
-    .stdin_fd = 0, .out_w = -1, .err_w = -1,
+    .g = g,
+    .o = o,
+    .b = SB_BUNDLE_INIT,
+    .wd = SB_WATCHDOG_INIT,
+    .sv = { .o = o,
+            .pidfd = -1,
+            .sigfd = -1,
+            .out = { .fd = -1 },
+            .err = { .fd = -1 } },
+    .stdin_fd = 0,
+    .out_w = -1,
+    .err_w = -1,
   };
 
+  x.sv.sample = sample_pids;
+  x.sv.sample_arg = &x;
   if (prepare (&x, err) < 0)
     return -1;
   if (create (&x, err) == 0)

@@ -16,8 +16,8 @@
 /* Run `o` to its end and write its receipt: 0 with the command's status
  * (128+N for signal N) in *status, or -1 when sandrun could not run it
  * (nothing is left behind). */
-int sb_run (const struct sr_globals *g, const struct sb_options *o, int *status,
-            sr_error **err);
+int sb_run (const struct sr_globals *g, const struct sb_options *o,
+            int *status, sr_error **err);
 
 /* Create and start the container of bundle `b` with config *cfg (replaced
  * when the --workdir cannot be idmapped), its init on `stdio`: the init's

@@ -3,12 +3,11 @@
 
 #include "sandrun/log.h"
 #include "stats.h"
-/* Until the core's stats call is merged (api contract step 4). */
-#if __has_include("sandrun/stats.h")
 #include "sandrun/stats.h"
 
 void
-sb_stats_collect (const struct sr_globals *g, const char *id, struct sb_usage *u)
+sb_stats_collect (const struct sr_globals *g, const char *id,
+                  struct sb_usage *u)
 {
   struct sr_stats st;
   sr_error *err = NULL;
@@ -29,10 +28,3 @@ sb_stats_collect (const struct sr_globals *g, const char *id, struct sb_usage *u
   if (st.pids_current > u->pids_peak)
     u->pids_peak = st.pids_current;
 }
-#else
-void
-sb_stats_collect (const struct sr_globals *g, const char *id, struct sb_usage *u)
-{
-  (void) g, (void) id, (void) u;
-}
-#endif

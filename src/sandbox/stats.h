@@ -6,6 +6,7 @@
 #include "sandrun/container.h"
 
 /* Fill what the host reports; what it cannot is left 0. */
-void sb_stats_collect (const struct sr_globals *g, const char *id, struct sb_usage *u);
+void sb_stats_collect (const struct sr_globals *g, const char *id,
+                       struct sb_usage *u);
 
 #endif

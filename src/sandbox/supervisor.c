@@ -68,7 +68,9 @@ read_stream (struct sb_supervisor *s, struct sb_stream *st, bool *over)
       return false;
     }
   st->total += (uint64_t) n;
-  size_t room = s->o->output_limit > st->len ? (size_t) (s->o->output_limit - st->len) : 0;
+  size_t room = s->o->output_limit > st->len
+                    ? (size_t) (s->o->output_limit - st->len)
+                    : 0;
   size_t take = (size_t) n < room ? (size_t) n : room;
   if (take > 0)
     {
@@ -141,7 +143,7 @@ sb_supervisor_reap (struct sb_supervisor *s, struct sb_outcome *res)
   _cleanup_error_ sr_error *err = NULL;
 
   if (sr_wait_exit (s->pidfd, -1, &ex, &err) < 0)
-    ex = (struct sr_exit) { .code = -1, .signal = SIGKILL };
+    ex = (struct sr_exit){ .code = -1, .signal = SIGKILL };
   res->exit_code = ex.code;
   res->signal = ex.signal;
   drain (s, res);
@@ -151,8 +153,10 @@ sb_supervisor_reap (struct sb_supervisor *s, struct sb_outcome *res)
 void
 sb_supervise (struct sb_supervisor *s, struct sb_outcome *res)
 {
-  int64_t deadline = s->o->timeout_ms > 0 ? s->started_ms + s->o->timeout_ms : -1;
+  int64_t deadline
+      = s->o->timeout_ms > 0 ? s->started_ms + s->o->timeout_ms : -1;
   int64_t kill_at = -1;
+  int64_t sample_at = s->sample != NULL ? s->started_ms + SB_SAMPLE_MS : -1;
 
   memset (res, 0, sizeof *res);
   for (;;)
@@ -167,6 +171,8 @@ sb_supervise (struct sb_supervisor *s, struct sb_outcome *res)
       int64_t next = deadline;
       if (kill_at >= 0 && (next < 0 || kill_at < next))
         next = kill_at;
+      if (sample_at >= 0 && (next < 0 || sample_at < next))
+        next = sample_at;
       int n = poll (p, 4, poll_timeout (now, next));
       if (n < 0 && errno != EINTR)
         {
@@ -183,6 +189,11 @@ sb_supervise (struct sb_supervisor *s, struct sb_outcome *res)
       if (p[3].revents)
         read_stream (s, &s->err, &over);
       now = sr_monotonic_ms ();
+      if (sample_at >= 0 && now >= sample_at)
+        {
+          s->sample (s->sample_arg);
+          sample_at = now + SB_SAMPLE_MS;
+        }
       if (over && !res->output_exceeded)
         {
           res->output_exceeded = true;

@@ -30,7 +30,7 @@ struct sb_outcome
   int signal;
   bool timed_out;
   bool output_exceeded;
-  int interrupted; /* the caller's signal that stopped it, or 0 */
+  int interrupted;   /* the caller's signal that stopped it, or 0 */
   char *start_error; /* why the command could not be started (126, 127) */
   int64_t duration_ms;
 };
@@ -50,7 +50,13 @@ struct sb_supervisor
   /* At the timeout, SIGINT first and SIGKILL only after the grace period
    * (a kernel session's interpreter gets a KeyboardInterrupt). */
   bool interrupt_first;
+  /* Called every SB_SAMPLE_MS while the process runs (the peaks that the
+   * cgroup does not keep, such as the number of processes). */
+  void (*sample) (void *arg);
+  void *sample_arg;
 };
+
+#define SB_SAMPLE_MS 50
 
 /* The signals the supervisor takes over (blocked before the process is
  * created, so that none is lost). */

@@ -16,7 +16,10 @@ struct sb_watchdog
   int fd; /* our end of the socket */
 };
 
-#define SB_WATCHDOG_INIT { .pid = -1, .fd = -1 }
+#define SB_WATCHDOG_INIT                                                      \
+  {                                                                           \
+    .pid = -1, .fd = -1                                                       \
+  }
 
 int sb_watchdog_start (const struct sr_globals *g, const struct sb_bundle *b,
                        struct sb_watchdog *w, sr_error **err);
