@@ -222,22 +222,30 @@ allowed (enum mode m, int c)
       return c < OPT_NAME;
     case MODE_START:
     case MODE_STORED:
-      return c != OPT_STDIN && c != OPT_COLLECT && c != OPT_CODE && c != OPT_FORMAT;
+      return c != OPT_STDIN && c != OPT_COLLECT && c != OPT_CODE
+             && c != OPT_FORMAT;
     case MODE_EXEC:
-      return c == OPT_TIMEOUT || c == OPT_OUTPUT_LIMIT || c == OPT_ENV || c == OPT_STDIN
-             || c == OPT_QUIET || c == OPT_RECEIPT || c == OPT_AUDIT_LOG || c == OPT_CODE;
+      return c == OPT_TIMEOUT || c == OPT_OUTPUT_LIMIT || c == OPT_ENV
+             || c == OPT_STDIN || c == OPT_QUIET || c == OPT_RECEIPT
+             || c == OPT_AUDIT_LOG || c == OPT_CODE;
     }
   return false;
 }
 
 static int
-parse_session_one (int c, const char *v, struct session_args *a, sr_error **err)
+parse_session_one (int c, const char *v, struct session_args *a,
+                   sr_error **err)
 {
   const char *name = sandbox_options[c - OPT_ROOTFS].name;
   switch (c)
     {
-    case OPT_NAME: set_str (&a->so.name, v); return 0;
-    case OPT_CODE: set_str (&a->code, v); a->code_set = true; return 0;
+    case OPT_NAME:
+      set_str (&a->so.name, v);
+      return 0;
+    case OPT_CODE:
+      set_str (&a->code, v);
+      a->code_set = true;
+      return 0;
     case OPT_FORMAT:
       if (!str_eq (v, "json") && !str_eq (v, "table"))
         return bad (err, name, v, "json or table");
@@ -262,8 +270,8 @@ parse_session_one (int c, const char *v, struct session_args *a, sr_error **err)
 }
 
 static int
-parse (int argc, char **argv, enum mode m, struct sb_options *o, struct session_args *a,
-       sr_error **err)
+parse (int argc, char **argv, enum mode m, struct sb_options *o,
+       struct session_args *a, sr_error **err)
 {
   int c;
 
@@ -272,8 +280,10 @@ parse (int argc, char **argv, enum mode m, struct sb_options *o, struct session_
   while ((c = getopt_long (argc, argv, "+", sandbox_options, NULL)) != -1)
     {
       if (c == '?' || (c >= OPT_ROOTFS && !allowed (m, c)))
-        return sr_fail (err, 0, "sandbox: unknown option \"%s\" (see sandrun sandbox "
-                        "--help)", argv[optind - 1]);
+        return sr_fail (err, 0,
+                        "sandbox: unknown option \"%s\" (see sandrun sandbox "
+                        "--help)",
+                        argv[optind - 1]);
       if (c == ':')
         return sr_fail (err, 0, "sandbox: option \"%s\" needs a value",
                         argv[optind - 1]);
@@ -284,12 +294,15 @@ parse (int argc, char **argv, enum mode m, struct sb_options *o, struct session_
   if (m == MODE_START || m == MODE_STORED)
     {
       if (optind < argc)
-        return sr_fail (err, 0, "sandbox start: unexpected \"%s\" (a session runs its "
-                        "commands with sandbox exec)", argv[optind]);
+        return sr_fail (err, 0,
+                        "sandbox start: unexpected \"%s\" (a session runs its "
+                        "commands with sandbox exec)",
+                        argv[optind]);
       return 0;
     }
   if (m == MODE_EXEC && a->code_set)
-    return optind < argc ? sr_fail (err, 0, "sandbox exec: --code and a command: give one")
+    return optind < argc ? sr_fail (
+               err, 0, "sandbox exec: --code and a command: give one")
                          : 0;
   if (m == MODE_EXEC && optind >= argc)
     return 0; /* code on stdin, for a kernel session */
@@ -309,7 +322,8 @@ session_args_clear (struct session_args *a)
 }
 
 static int
-session_start (const struct sr_globals *g, int argc, char **argv, sr_error **err)
+session_start (const struct sr_globals *g, int argc, char **argv,
+               sr_error **err)
 {
   struct sb_options o;
   struct session_args a = { .so = { .idle_ms = SB_DEFAULT_IDLE_MS,
@@ -336,8 +350,8 @@ session_start (const struct sr_globals *g, int argc, char **argv, sr_error **err
 
 /* The session's own options, then this execution's on top. */
 static int
-exec_options (const struct sb_session *s, int argc, char **argv, struct sb_options *o,
-              struct session_args *a, sr_error **err)
+exec_options (const struct sb_session *s, int argc, char **argv,
+              struct sb_options *o, struct session_args *a, sr_error **err)
 {
   struct session_args stored = { 0 };
   size_t n = strv_len (s->flags);
@@ -371,7 +385,8 @@ read_stdin (sr_error **err)
           if (cap >= (1 << 20))
             {
               free (buf);
-              sr_fail (err, E2BIG, "sandbox exec: the code on stdin is larger than 1 MiB");
+              sr_fail (err, E2BIG,
+                       "sandbox exec: the code on stdin is larger than 1 MiB");
               return NULL;
             }
           cap *= 2;
@@ -385,16 +400,20 @@ read_stdin (sr_error **err)
 /* What to run: a command, or (kernel sessions) python code from --code or
  * stdin; -1 with *err when the arguments do not fit the session. */
 static int
-exec_what (const struct sb_session *s, struct sb_options *o, struct session_args *a,
-           char **code, sr_error **err)
+exec_what (const struct sb_session *s, struct sb_options *o,
+           struct session_args *a, char **code, sr_error **err)
 {
   if (s->kernel == NULL && a->code_set)
-    return sr_fail (err, 0, "sandbox exec: --code needs a session started with --kernel "
-                    "python");
+    return sr_fail (
+        err, 0,
+        "sandbox exec: --code needs a session started with --kernel "
+        "python");
   if (o->argv != NULL)
     return 0;
   if (s->kernel == NULL)
-    return sr_fail (err, 0, "sandbox exec: expected -- COMMAND [ARG...] after the options");
+    return sr_fail (
+        err, 0,
+        "sandbox exec: expected -- COMMAND [ARG...] after the options");
   *code = a->code_set ? xstrdup (a->code) : read_stdin (err);
   if (*code == NULL)
     return -1;
@@ -404,7 +423,8 @@ exec_what (const struct sb_session *s, struct sb_options *o, struct session_args
 }
 
 static int
-session_exec (const struct sr_globals *g, int argc, char **argv, sr_error **err)
+session_exec (const struct sr_globals *g, int argc, char **argv,
+              sr_error **err)
 {
   struct sb_session s = { .pidfd = -1 };
   struct sb_options o;
@@ -414,7 +434,9 @@ session_exec (const struct sr_globals *g, int argc, char **argv, sr_error **err)
 
   sb_options_init (&o);
   if (argc < 2 || argv[1][0] == '-')
-    sr_fail (err, 0, "sandbox exec: expected a session name: sandbox exec NAME [OPTIONS] -- "
+    sr_fail (err, 0,
+             "sandbox exec: expected a session name: sandbox exec NAME "
+             "[OPTIONS] -- "
              "COMMAND");
   else if (sb_session_open (g, argv[1], &s, err) < 0)
     sr_wrap (err, "sandbox exec");
@@ -445,12 +467,14 @@ session_cp (const struct sr_globals *g, int argc, char **argv, sr_error **err)
   if (argc == 4 && strchr (argv[1], ':') == NULL)
     name = xstrdup (argv[1]), src = argv[2], dst = argv[3], in = true;
   else if (colon != NULL)
-    name = strndup (argv[1], (size_t) (colon - argv[1])), src = colon + 1, dst = argv[2],
-    in = false;
+    name = strndup (argv[1], (size_t) (colon - argv[1])), src = colon + 1,
+    dst = argv[2], in = false;
   else
     {
-      sr_fail (err, 0, "sandbox cp: expected NAME HOST_SRC SESSION_DST or NAME:SESSION_SRC "
-               "HOST_DST");
+      sr_fail (
+          err, 0,
+          "sandbox cp: expected NAME HOST_SRC SESSION_DST or NAME:SESSION_SRC "
+          "HOST_DST");
       return SB_EXIT_SANDRUN;
     }
   int r = sb_session_open (g, name, &s, err);
@@ -468,7 +492,8 @@ session_cp (const struct sr_globals *g, int argc, char **argv, sr_error **err)
 }
 
 static int
-session_list (const struct sr_globals *g, int argc, char **argv, sr_error **err)
+session_list (const struct sr_globals *g, int argc, char **argv,
+              sr_error **err)
 {
   struct sb_options o;
   struct session_args a = { 0 };
@@ -480,9 +505,12 @@ session_list (const struct sr_globals *g, int argc, char **argv, sr_error **err)
   else if (argc == 2 && str_has_prefix (argv[1], "--format="))
     r = parse_session_one (OPT_FORMAT, argv[1] + 9, &a, err);
   else
-    r = argc == 1 ? 0 : sr_fail (err, 0, "sandbox list: expected [--format json|table]");
+    r = argc == 1
+            ? 0
+            : sr_fail (err, 0, "sandbox list: expected [--format json|table]");
   if (r == 0)
-    r = sb_session_list (g, a.format != NULL && str_eq (a.format, "json"), err);
+    r = sb_session_list (g, a.format != NULL && str_eq (a.format, "json"),
+                         err);
   if (r < 0)
     sr_wrap (err, "sandbox list");
   sb_options_clear (&o);
@@ -491,7 +519,8 @@ session_list (const struct sr_globals *g, int argc, char **argv, sr_error **err)
 }
 
 static int
-session_stop (const struct sr_globals *g, int argc, char **argv, sr_error **err)
+session_stop (const struct sr_globals *g, int argc, char **argv,
+              sr_error **err)
 {
   if (argc != 2)
     {
@@ -517,8 +546,11 @@ cmd_sandbox (const struct sr_globals *g, int argc, char **argv, sr_error **err)
   {
     const char *name;
     int (*fn) (const struct sr_globals *, int, char **, sr_error **);
-  } subs[] = { { "start", session_start }, { "exec", session_exec }, { "cp", session_cp },
-               { "list", session_list }, { "stop", session_stop } };
+  } subs[] = { { "start", session_start },
+               { "exec", session_exec },
+               { "cp", session_cp },
+               { "list", session_list },
+               { "stop", session_stop } };
 
   for (size_t i = 0; argc > 1 && i < ARRAY_SIZE (subs); i++)
     if (str_eq (argv[1], subs[i].name))

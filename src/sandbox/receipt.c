@@ -401,7 +401,8 @@ sb_kernel_result_clear (struct sb_kernel_result *k)
 }
 
 int
-sb_receipt_emit (const struct sb_receipt *r, const struct sb_options *o, sr_error **err)
+sb_receipt_emit (const struct sb_receipt *r, const struct sb_options *o,
+                 sr_error **err)
 {
   if (o->receipt != NULL)
     {
@@ -410,8 +411,8 @@ sb_receipt_emit (const struct sb_receipt *r, const struct sb_options *o, sr_erro
         sr_write_all (1, json, strlen (json));
       else
         {
-          _cleanup_close_ int fd = open (o->receipt, O_WRONLY | O_CREAT | O_TRUNC
-                                         | O_CLOEXEC, 0644);
+          _cleanup_close_ int fd = open (
+              o->receipt, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
           if (fd < 0 || sr_write_all (fd, json, strlen (json)) < 0)
             return sr_fail (err, errno, "--receipt \"%s\"", o->receipt);
         }
@@ -419,8 +420,8 @@ sb_receipt_emit (const struct sb_receipt *r, const struct sb_options *o, sr_erro
   if (o->audit_log != NULL)
     {
       _cleanup_free_ char *line = sb_receipt_json (r, false, false);
-      _cleanup_close_ int fd = open (o->audit_log, O_WRONLY | O_CREAT | O_APPEND
-                                     | O_CLOEXEC, 0600);
+      _cleanup_close_ int fd = open (
+          o->audit_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
       if (fd < 0 || sr_write_all (fd, line, strlen (line)) < 0)
         return sr_fail (err, errno, "--audit-log \"%s\"", o->audit_log);
     }

@@ -31,10 +31,10 @@ struct sb_kernel_result
 {
   char *exception; /* "ZeroDivisionError: division by zero", or NULL */
   char *traceback;
-  char *value;       /* repr of the last expression's value, or NULL */
-  bool interrupted;  /* KeyboardInterrupt at the timeout */
-  bool restarted;    /* the interpreter was started anew by this execution */
-  bool state_lost;   /* ... and the earlier executions' state is gone */
+  char *value;      /* repr of the last expression's value, or NULL */
+  bool interrupted; /* KeyboardInterrupt at the timeout */
+  bool restarted;   /* the interpreter was started anew by this execution */
+  bool state_lost;  /* ... and the earlier executions' state is gone */
 };
 
 struct sb_receipt
@@ -58,9 +58,11 @@ struct sb_receipt
 void sb_receipt_judge (struct sb_receipt *r);
 /* The receipt as JSON, malloc'd; without the output bodies for the audit
  * log (`with_output` false, one line). */
-char *sb_receipt_json (const struct sb_receipt *r, bool with_output, bool pretty);
+char *sb_receipt_json (const struct sb_receipt *r, bool with_output,
+                       bool pretty);
 /* Write the receipt where --receipt says and append to --audit-log. */
-int sb_receipt_emit (const struct sb_receipt *r, const struct sb_options *o, sr_error **err);
+int sb_receipt_emit (const struct sb_receipt *r, const struct sb_options *o,
+                     sr_error **err);
 void sb_kernel_result_clear (struct sb_kernel_result *k);
 void sb_receipt_clear (struct sb_receipt *r);
 

@@ -142,16 +142,19 @@ prepare (struct sb_exec *x, sr_error **err)
 /* The --workdir's file system refused an idmapped mount: run again with the
  * sandbox user mapped onto the directory's owner (never onto root). */
 static bool
-retry_without_idmap (const struct sb_options *o, struct sb_bundle *b, oci_config **cfg,
-                     sr_error **err)
+retry_without_idmap (const struct sb_options *o, struct sb_bundle *b,
+                     oci_config **cfg, sr_error **err)
 {
-  if (b->ephemeral_work || b->work_direct || strstr ((*err)->msg, "idmapped mount") == NULL)
+  if (b->ephemeral_work || b->work_direct
+      || strstr ((*err)->msg, "idmapped mount") == NULL)
     return false;
   if (b->work_uid == 0 || b->work_gid == 0)
     {
-      sr_wrap (err, "--workdir \"%s\" is owned by root and its file system cannot be "
-               "idmapped: give the sandbox a directory of an unprivileged user",
-               o->workdir);
+      sr_wrap (
+          err,
+          "--workdir \"%s\" is owned by root and its file system cannot be "
+          "idmapped: give the sandbox a directory of an unprivileged user",
+          o->workdir);
       return false;
     }
   sr_log (SR_LOG_DEBUG, "sandbox: %s; mapping the sandbox user to the owner",
@@ -166,14 +169,19 @@ retry_without_idmap (const struct sb_options *o, struct sb_bundle *b, oci_config
 
 int
 sb_container_create (const struct sr_globals *g, const struct sb_options *o,
-                     struct sb_bundle *b, oci_config **cfg, const int stdio[3], pid_t *pid,
-                     int *pidfd, sr_error **err)
+                     struct sb_bundle *b, oci_config **cfg, const int stdio[3],
+                     pid_t *pid, int *pidfd, sr_error **err)
 {
   struct sr_create_opts opts = {
-    .bundle = b->dir, .config = *cfg, .rootfs = b->rootfs,
-    .start_now = true, .detach = true,
-    .stdio = { stdio[0], stdio[1], stdio[2] }, .set_stdio = true,
-    .init_pid = pid, .init_pidfd = pidfd,
+    .bundle = b->dir,
+    .config = *cfg,
+    .rootfs = b->rootfs,
+    .start_now = true,
+    .detach = true,
+    .stdio = { stdio[0], stdio[1], stdio[2] },
+    .set_stdio = true,
+    .init_pid = pid,
+    .init_pidfd = pidfd,
   };
   int status = 0;
 
@@ -193,8 +201,9 @@ create (struct sb_exec *x, sr_error **err)
 
   x->rc.started_at = sr_now_rfc3339 ();
   x->sv.started_ms = sr_monotonic_ms ();
-  if (sb_container_create (x->g, x->o, &x->b, &x->cfg, stdio, &x->sv.pid, &x->sv.pidfd,
-                           err) < 0)
+  if (sb_container_create (x->g, x->o, &x->b, &x->cfg, stdio, &x->sv.pid,
+                           &x->sv.pidfd, err)
+      < 0)
     return -1;
   x->created = true;
   sb_watchdog_arm (&x->wd, x->sv.pid);

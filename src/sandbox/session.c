@@ -38,7 +38,8 @@
 /* The session's init: reaps what the executions leave, and is nothing a
  * rootfs lacks but /bin/sh and sleep. */
 static const char *const init_argv[]
-    = { "/bin/sh", "-c", "trap 'exit 0' TERM; while :; do sleep 3600 & wait; done", NULL };
+    = { "/bin/sh", "-c",
+        "trap 'exit 0' TERM; while :; do sleep 3600 & wait; done", NULL };
 
 void
 sb_session_opts_clear (struct sb_session_opts *so)
@@ -55,7 +56,9 @@ sb_session_name_ok (const char *name)
   size_t n = strlen (name);
   if (n == 0 || n > 64 || name[0] == '.')
     return false;
-  return strspn (name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+  return strspn (name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01"
+                       "23456789_.-")
+         == n;
 }
 
 static char *
@@ -69,7 +72,8 @@ sessions_dir (const struct sr_globals *g)
 static void
 put (char **buf, size_t *len, const char *key, const char *value)
 {
-  _cleanup_free_ char *e = xasprintf ("%s=%s", key, value != NULL ? value : "");
+  _cleanup_free_ char *e
+      = xasprintf ("%s=%s", key, value != NULL ? value : "");
   size_t n = strlen (e) + 1;
   *buf = xrealloc (*buf, *len + n);
   memcpy (*buf + *len, e, n);
@@ -85,8 +89,8 @@ put_num (char **buf, size_t *len, const char *key, long long v)
 }
 
 static int
-write_info (const char *dir, const struct sb_session_opts *so, const struct sb_bundle *b,
-            sr_error **err)
+write_info (const char *dir, const struct sb_session_opts *so,
+            const struct sb_bundle *b, sr_error **err)
 {
   _cleanup_free_ char *buf = NULL;
   _cleanup_free_ char *now = sr_now_rfc3339 ();
@@ -112,8 +116,8 @@ write_info (const char *dir, const struct sb_session_opts *so, const struct sb_b
 
   _cleanup_free_ char *tmp = xasprintf ("%s/" INFO_FILE ".new", dir);
   _cleanup_free_ char *path = xasprintf ("%s/" INFO_FILE, dir);
-  _cleanup_close_ int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-                                 0600);
+  _cleanup_close_ int fd = open (
+      tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0 || sr_write_all (fd, buf, len) < 0 || rename (tmp, path) < 0)
     return sr_fail (err, errno, "write \"%s\"", path);
   return 0;
@@ -136,21 +140,36 @@ parse_info (struct sb_session *s, const char *buf, size_t len)
         continue;
       _cleanup_free_ char *k = strndup (p, (size_t) (eq - p));
       const char *v = eq + 1;
-      if (str_eq (k, "id")) b->id = xstrdup (v);
-      else if (str_eq (k, "pid")) s->pid = (pid_t) num (v);
-      else if (str_eq (k, "created")) s->created = xstrdup (v);
-      else if (str_eq (k, "idle_ms")) s->idle_ms = num (v);
-      else if (str_eq (k, "lifetime_ms")) s->lifetime_ms = num (v);
-      else if (str_eq (k, "kernel") && *v != '\0') s->kernel = xstrdup (v);
-      else if (str_eq (k, "work")) b->work = xstrdup (v);
-      else if (str_eq (k, "tmp")) b->tmp = xstrdup (v);
-      else if (str_eq (k, "ephemeral")) b->ephemeral_work = num (v) != 0;
-      else if (str_eq (k, "direct")) b->work_direct = num (v) != 0;
-      else if (str_eq (k, "work_uid")) b->work_uid = (uid_t) num (v);
-      else if (str_eq (k, "work_gid")) b->work_gid = (gid_t) num (v);
-      else if (str_eq (k, "host_base")) b->host_base = (uid_t) num (v);
-      else if (str_eq (k, "host_path")) strv_append (&b->host_paths, v);
-      else if (str_eq (k, "flag")) strv_append (&s->flags, v);
+      if (str_eq (k, "id"))
+        b->id = xstrdup (v);
+      else if (str_eq (k, "pid"))
+        s->pid = (pid_t) num (v);
+      else if (str_eq (k, "created"))
+        s->created = xstrdup (v);
+      else if (str_eq (k, "idle_ms"))
+        s->idle_ms = num (v);
+      else if (str_eq (k, "lifetime_ms"))
+        s->lifetime_ms = num (v);
+      else if (str_eq (k, "kernel") && *v != '\0')
+        s->kernel = xstrdup (v);
+      else if (str_eq (k, "work"))
+        b->work = xstrdup (v);
+      else if (str_eq (k, "tmp"))
+        b->tmp = xstrdup (v);
+      else if (str_eq (k, "ephemeral"))
+        b->ephemeral_work = num (v) != 0;
+      else if (str_eq (k, "direct"))
+        b->work_direct = num (v) != 0;
+      else if (str_eq (k, "work_uid"))
+        b->work_uid = (uid_t) num (v);
+      else if (str_eq (k, "work_gid"))
+        b->work_gid = (gid_t) num (v);
+      else if (str_eq (k, "host_base"))
+        b->host_base = (uid_t) num (v);
+      else if (str_eq (k, "host_path"))
+        strv_append (&b->host_paths, v);
+      else if (str_eq (k, "flag"))
+        strv_append (&s->flags, v);
     }
 }
 
@@ -189,8 +208,8 @@ sb_session_close (struct sb_session *s)
 }
 
 int
-sb_session_open (const struct sr_globals *g, const char *name, struct sb_session *s,
-                 sr_error **err)
+sb_session_open (const struct sr_globals *g, const char *name,
+                 struct sb_session *s, sr_error **err)
 {
   _cleanup_free_ char *sdir = sessions_dir (g);
   _cleanup_free_ char *buf = NULL;
@@ -200,7 +219,8 @@ sb_session_open (const struct sr_globals *g, const char *name, struct sb_session
   s->pidfd = -1;
   s->b.lock_fd = s->b.slot_fd = -1;
   if (!sb_session_name_ok (name))
-    return sr_fail (err, EINVAL, "\"%s\" is not a session name (letters, digits, _ . -)",
+    return sr_fail (err, EINVAL,
+                    "\"%s\" is not a session name (letters, digits, _ . -)",
                     name);
   sb_session_reclaim (g);
   s->name = xstrdup (name);
@@ -227,13 +247,16 @@ sb_session_enter (const struct sb_session *s, sr_error **err)
   _cleanup_free_ char *path = xasprintf ("/proc/%d/ns/mnt", (int) s->pid);
   _cleanup_close_ int fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0 || syscall (SYS_pidfd_send_signal, s->pidfd, 0, NULL, 0) < 0)
-    return sr_fail (err, ESRCH, "session \"%s\": its supervisor is gone", s->name);
+    return sr_fail (err, ESRCH, "session \"%s\": its supervisor is gone",
+                    s->name);
   /* setns resets the cwd: relative paths keep meaning the caller's. */
   _cleanup_close_ int cwd = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (setns (fd, CLONE_NEWNS) < 0)
-    return sr_fail (err, errno, "session \"%s\": join its mount namespace", s->name);
+    return sr_fail (err, errno, "session \"%s\": join its mount namespace",
+                    s->name);
   if (cwd >= 0 && fchdir (cwd) < 0)
-    return sr_fail (err, errno, "session \"%s\": back to the working directory", s->name);
+    return sr_fail (err, errno,
+                    "session \"%s\": back to the working directory", s->name);
   return 0;
 }
 
@@ -241,7 +264,8 @@ void
 sb_session_touch (const struct sb_session *s)
 {
   _cleanup_free_ char *used = xasprintf ("%s/" USED_FILE, s->dir);
-  _cleanup_close_ int fd = open (used, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  _cleanup_close_ int fd
+      = open (used, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd >= 0)
     futimens (fd, NULL);
 }
@@ -301,7 +325,8 @@ static bool
 busy (const char *dir)
 {
   _cleanup_free_ char *p = xasprintf ("%s/busy", dir);
-  _cleanup_close_ int fd = open (p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  _cleanup_close_ int fd
+      = open (p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0)
     return false;
   if (flock (fd, LOCK_EX | LOCK_NB) < 0)
@@ -341,7 +366,8 @@ live (struct supervisor *v)
       d = next_deadline (v);
       if (d >= 0 && now >= d)
         {
-          if (v->so->lifetime_ms > 0 && now >= v->started_ms + v->so->lifetime_ms)
+          if (v->so->lifetime_ms > 0
+              && now >= v->started_ms + v->so->lifetime_ms)
             return;
           if (!busy (v->dir))
             return;
@@ -352,8 +378,9 @@ live (struct supervisor *v)
 static void
 remove_session_dir (const char *dir)
 {
-  static const char *const files[] = { INFO_FILE, INFO_FILE ".new", USED_FILE, "busy",
-                                       "kernel-started", LOCK_FILE };
+  static const char *const files[]
+      = { INFO_FILE, INFO_FILE ".new", USED_FILE,
+          "busy",    "kernel-started", LOCK_FILE };
   for (size_t i = 0; i < ARRAY_SIZE (files); i++)
     {
       _cleanup_free_ char *p = xasprintf ("%s/%s", dir, files[i]);
@@ -373,7 +400,8 @@ end (struct supervisor *v)
       waitpid (v->init, NULL, 0);
       _cleanup_error_ sr_error *err = NULL;
       if (sr_container_delete (v->g, v->b.id, true, &err) < 0)
-        sr_log (SR_LOG_WARNING, "session: delete \"%s\": %s", v->b.id, err->msg);
+        sr_log (SR_LOG_WARNING, "session: delete \"%s\": %s", v->b.id,
+                err->msg);
     }
   sb_bundle_destroy (&v->b);
   sb_watchdog_stop (&v->wd);
@@ -390,8 +418,8 @@ install_kernel (const struct sb_bundle *b, sr_error **err)
   _cleanup_free_ char *path = xasprintf ("%s/driver.py", dir);
   if (mkdir (dir, 0755) < 0)
     return sr_fail (err, errno, "mkdir \"%s\"", dir);
-  _cleanup_close_ int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-                                 0644);
+  _cleanup_close_ int fd = open (
+      path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0 || sr_write_all (fd, sb_kernel_py, strlen (sb_kernel_py)) < 0)
     return sr_fail (err, errno, "write \"%s\"", path);
   return 0;
@@ -416,7 +444,9 @@ make_sandbox (struct supervisor *v, sr_error **err)
     return sr_fail (err, errno, "become a subreaper");
   if (sb_watchdog_start (v->g, &v->b, &v->wd, err) < 0)
     return -1;
-  if (sb_container_create (v->g, &o, &v->b, &v->cfg, stdio, &v->init, &v->init_pidfd, err) < 0)
+  if (sb_container_create (v->g, &o, &v->b, &v->cfg, stdio, &v->init,
+                           &v->init_pidfd, err)
+      < 0)
     return -1;
   sb_watchdog_arm (&v->wd, v->init);
   return write_info (v->dir, v->so, &v->b, err);
@@ -424,10 +454,17 @@ make_sandbox (struct supervisor *v, sr_error **err)
 
 static __attribute__ ((noreturn)) void
 supervise (const struct sr_globals *g, const struct sb_options *o,
-           const struct sb_session_opts *so, const char *dir, int lock_fd, int report)
+           const struct sb_session_opts *so, const char *dir, int lock_fd,
+           int report)
 {
-  struct supervisor v = { .g = g, .o = o, .so = so, .dir = dir, .b = SB_BUNDLE_INIT,
-                          .wd = SB_WATCHDOG_INIT, .init = -1, .init_pidfd = -1 };
+  struct supervisor v = { .g = g,
+                          .o = o,
+                          .so = so,
+                          .dir = dir,
+                          .b = SB_BUNDLE_INIT,
+                          .wd = SB_WATCHDOG_INIT,
+                          .init = -1,
+                          .init_pidfd = -1 };
   _cleanup_error_ sr_error *err = NULL;
   int keep[] = { lock_fd, report };
 
@@ -457,8 +494,8 @@ supervise (const struct sr_globals *g, const struct sb_options *o,
 /* The session's directory, made with its lock held (under another name,
  * then renamed, as the bundles are). */
 static int
-make_session_dir (const struct sr_globals *g, const char *name, char **dir, int *lock_fd,
-                  sr_error **err)
+make_session_dir (const struct sr_globals *g, const char *name, char **dir,
+                  int *lock_fd, sr_error **err)
 {
   _cleanup_free_ char *sbdir = xasprintf ("%s/" SB_STATE_DIR, g->root);
   _cleanup_free_ char *sdir = sessions_dir (g);
@@ -483,7 +520,8 @@ make_session_dir (const struct sr_globals *g, const char *name, char **dir, int 
       int e = errno;
       remove_session_dir (tmp);
       if (e == EEXIST || e == ENOTEMPTY)
-        return sr_fail (err, EEXIST, "a session named \"%s\" exists already", name);
+        return sr_fail (err, EEXIST, "a session named \"%s\" exists already",
+                        name);
       return sr_fail (err, e, "rename to \"%s\"", *dir);
     }
   return 0;
@@ -498,7 +536,8 @@ sb_session_start (const struct sr_globals *g, const struct sb_options *o,
   int p[2];
 
   if (!sb_session_name_ok (so->name))
-    return sr_fail (err, EINVAL, "--name \"%s\": expected 1 to 64 letters, digits, _ . -",
+    return sr_fail (err, EINVAL,
+                    "--name \"%s\": expected 1 to 64 letters, digits, _ . -",
                     so->name);
   sb_session_reclaim (g);
   if (make_session_dir (g, so->name, &dir, &lock_fd, err) < 0)
@@ -530,8 +569,9 @@ sb_session_start (const struct sr_globals *g, const struct sb_options *o,
   if (n <= 0)
     {
       remove_session_dir (dir);
-      return sr_fail (err, EIO, "session \"%s\": its supervisor ended before it was ready",
-                      so->name);
+      return sr_fail (
+          err, EIO, "session \"%s\": its supervisor ended before it was ready",
+          so->name);
     }
   msg[n] = '\0';
   return sr_fail (err, 0, "%s", msg);
@@ -562,9 +602,10 @@ reclaim_dead (const struct sr_globals *g, const char *dir)
       parse_info (&s, buf, len);
       if (s.b.id != NULL)
         {
-          _cleanup_free_ char *lock
-              = xasprintf ("%s/" SB_STATE_DIR "/%s/" LOCK_FILE, g->root, s.b.id);
-          _cleanup_close_ int fd = open (lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+          _cleanup_free_ char *lock = xasprintf (
+              "%s/" SB_STATE_DIR "/%s/" LOCK_FILE, g->root, s.b.id);
+          _cleanup_close_ int fd
+              = open (lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
           if (fd >= 0)
             flock (fd, LOCK_EX);
         }
@@ -666,8 +707,8 @@ sb_session_list (const struct sr_globals *g, bool json, sr_error **err)
           if (json)
             list_one (gen, &s);
           else
-            printf ("%-24s %-24s %-8s %s\n", s.name, s.b.id, s.kernel ? s.kernel : "-",
-                    s.created ? s.created : "");
+            printf ("%-24s %-24s %-8s %s\n", s.name, s.b.id,
+                    s.kernel ? s.kernel : "-", s.created ? s.created : "");
         }
       sr_error_free (e);
       sb_session_close (&s);

@@ -62,15 +62,16 @@ bool sb_session_name_ok (const char *name);
 int sb_session_start (const struct sr_globals *g, const struct sb_options *o,
                       const struct sb_session_opts *so, sr_error **err);
 /* Find the live session `name`; -1 with ENOENT when there is none. */
-int sb_session_open (const struct sr_globals *g, const char *name, struct sb_session *s,
-                     sr_error **err);
+int sb_session_open (const struct sr_globals *g, const char *name,
+                     struct sb_session *s, sr_error **err);
 void sb_session_close (struct sb_session *s);
 /* Join the supervisor's mount namespace, where /work and /tmp are. */
 int sb_session_enter (const struct sb_session *s, sr_error **err);
 /* Mark the session used now (the idle timeout counts from here). */
 void sb_session_touch (const struct sb_session *s);
 
-int sb_session_stop (const struct sr_globals *g, const char *name, sr_error **err);
+int sb_session_stop (const struct sr_globals *g, const char *name,
+                     sr_error **err);
 int sb_session_list (const struct sr_globals *g, bool json, sr_error **err);
 /* Remove what sessions whose supervisor died left behind. */
 void sb_session_reclaim (const struct sr_globals *g);
@@ -83,11 +84,11 @@ int sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
 
 /* `cp`: host `src` into the session at `dst` (to_session), or the
  * session's `src` out to host `dst`. */
-int sb_session_cp (const struct sb_session *s, const char *src, const char *dst,
-                   bool to_session, sr_error **err);
+int sb_session_cp (const struct sb_session *s, const char *src,
+                   const char *dst, bool to_session, sr_error **err);
 /* Open `path` (absolute, under /work or /tmp) in the session, never
  * leaving its /work or /tmp (openat2 RESOLVE_IN_ROOT). */
-int sb_session_openat (const struct sb_session *s, const char *path, int flags, mode_t mode,
-                       sr_error **err);
+int sb_session_openat (const struct sb_session *s, const char *path, int flags,
+                       mode_t mode, sr_error **err);
 
 #endif

@@ -17,8 +17,8 @@
 #define COPY_MAX (1ULL << 30)
 
 int
-sb_session_openat (const struct sb_session *s, const char *path, int flags, mode_t mode,
-                   sr_error **err)
+sb_session_openat (const struct sb_session *s, const char *path, int flags,
+                   mode_t mode, sr_error **err)
 {
   const char *top = NULL, *rest = NULL;
 
@@ -27,7 +27,9 @@ sb_session_openat (const struct sb_session *s, const char *path, int flags, mode
   else if (str_has_prefix (path, "/tmp/"))
     top = s->b.tmp, rest = path + 5;
   if (top == NULL || *rest == '\0')
-    return sr_fail (err, EPERM, "\"%s\": only files under /work and /tmp can be copied", path);
+    return sr_fail (err, EPERM,
+                    "\"%s\": only files under /work and /tmp can be copied",
+                    path);
   _cleanup_close_ int root = open (top, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root < 0)
     return sr_fail (err, errno, "open \"%s\"", top);
@@ -75,8 +77,8 @@ owner (const struct sb_session *s, const char *path, uid_t *uid, gid_t *gid)
 }
 
 int
-sb_session_cp (const struct sb_session *s, const char *src, const char *dst, bool to_session,
-               sr_error **err)
+sb_session_cp (const struct sb_session *s, const char *src, const char *dst,
+               bool to_session, sr_error **err)
 {
   if (to_session)
     {
@@ -86,8 +88,8 @@ sb_session_cp (const struct sb_session *s, const char *src, const char *dst, boo
         return sr_fail (err, errno, "\"%s\"", src);
       if (!S_ISREG (st.st_mode))
         return sr_fail (err, EINVAL, "\"%s\": not a regular file", src);
-      _cleanup_close_ int out = sb_session_openat (s, dst, O_WRONLY | O_CREAT | O_TRUNC,
-                                                   0644, err);
+      _cleanup_close_ int out = sb_session_openat (
+          s, dst, O_WRONLY | O_CREAT | O_TRUNC, 0644, err);
       if (out < 0)
         return -1;
       struct stat ost;
@@ -100,13 +102,15 @@ sb_session_cp (const struct sb_session *s, const char *src, const char *dst, boo
         return sr_fail (err, errno, "\"%s\": chown", dst);
       return copy_fd (in, out, dst, err);
     }
-  _cleanup_close_ int in = sb_session_openat (s, src, O_RDONLY | O_NONBLOCK, 0, err);
+  _cleanup_close_ int in
+      = sb_session_openat (s, src, O_RDONLY | O_NONBLOCK, 0, err);
   if (in < 0)
     return -1;
   struct stat st;
   if (fstat (in, &st) < 0 || !S_ISREG (st.st_mode))
     return sr_fail (err, EINVAL, "\"%s\": not a regular file", src);
-  _cleanup_close_ int out = open (dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  _cleanup_close_ int out
+      = open (dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (out < 0)
     return sr_fail (err, errno, "\"%s\"", dst);
   return copy_fd (in, out, src, err);

@@ -108,11 +108,17 @@ kill_new (struct sb_supervisor *sv, int sig)
 /* Run the process with our stdio replaced by the pipes, detached: it is
  * ours to wait for (we are a subreaper). */
 static int
-spawn (struct session_exec *x, const struct sb_options *o, char **argv, sr_error **err)
+spawn (struct session_exec *x, const struct sb_options *o, char **argv,
+       sr_error **err)
 {
-  _cleanup_free_ char *pid_file = xasprintf ("%s/exec-%d.pid", x->s->dir, (int) getpid ());
-  struct sr_exec_opts eo = { .args = argv, .env = o->env, .cwd = "/work", .detach = true,
-                             .pid_file = pid_file, .preserve_fds = x->result_w >= 0 ? 1 : 0 };
+  _cleanup_free_ char *pid_file
+      = xasprintf ("%s/exec-%d.pid", x->s->dir, (int) getpid ());
+  struct sr_exec_opts eo = { .args = argv,
+                             .env = o->env,
+                             .cwd = "/work",
+                             .detach = true,
+                             .pid_file = pid_file,
+                             .preserve_fds = x->result_w >= 0 ? 1 : 0 };
   int saved[4] = { -1, -1, -1, -1 };
   int want[4] = { x->in_fd, x->out_w, x->err_w, x->result_w };
   int status = 0, r;
@@ -176,7 +182,8 @@ code_pipe (struct session_exec *x, const char *code, sr_error **err)
 }
 
 static int
-prepare (struct session_exec *x, const struct sb_options *o, const char *code, sr_error **err)
+prepare (struct session_exec *x, const struct sb_options *o, const char *code,
+         sr_error **err)
 {
   sigset_t set;
   bool to_caller = !o->quiet && !str_eq (o->receipt, "-");
@@ -188,7 +195,8 @@ prepare (struct session_exec *x, const struct sb_options *o, const char *code, s
   x->sv.err.copy_to = to_caller ? 2 : -1;
   if (code != NULL)
     {
-      if (code_pipe (x, code, err) < 0 || make_pipe (&x->result_r, &x->result_w, err) < 0)
+      if (code_pipe (x, code, err) < 0
+          || make_pipe (&x->result_r, &x->result_w, err) < 0)
         return -1;
       fcntl (x->result_r, F_SETFL, O_NONBLOCK);
     }
@@ -220,13 +228,17 @@ prepare (struct session_exec *x, const struct sb_options *o, const char *code, s
 static void
 usage_since (struct sb_usage *u, const struct sb_usage *start)
 {
-  u->cpu_user_us -= u->cpu_user_us >= start->cpu_user_us ? start->cpu_user_us : 0;
-  u->cpu_system_us -= u->cpu_system_us >= start->cpu_system_us ? start->cpu_system_us : 0;
+  u->cpu_user_us
+      -= u->cpu_user_us >= start->cpu_user_us ? start->cpu_user_us : 0;
+  u->cpu_system_us
+      -= u->cpu_system_us >= start->cpu_system_us ? start->cpu_system_us : 0;
   u->oom_kills -= u->oom_kills >= start->oom_kills ? start->oom_kills : 0;
   u->memory_max_events -= u->memory_max_events >= start->memory_max_events
-                              ? start->memory_max_events : 0;
+                              ? start->memory_max_events
+                              : 0;
   u->pids_max_events -= u->pids_max_events >= start->pids_max_events
-                            ? start->pids_max_events : 0;
+                            ? start->pids_max_events
+                            : 0;
 }
 
 static char *
@@ -251,7 +263,8 @@ read_kernel_result (struct session_exec *x)
   _cleanup_free_ char *buf = xmalloc (MAX_RESULT + 1);
   size_t len = 0;
   ssize_t n;
-  while (len < MAX_RESULT && (n = read (x->result_r, buf + len, MAX_RESULT - len)) > 0)
+  while (len < MAX_RESULT
+         && (n = read (x->result_r, buf + len, MAX_RESULT - len)) > 0)
     len += (size_t) n;
   buf[len] = '\0';
   yajl_val v = len > 0 ? yajl_tree_parse (buf, NULL, 0) : NULL;
@@ -282,13 +295,25 @@ exit_status (const struct sb_outcome *res)
 
 int
 sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
-                 const struct sb_options *o, const char *code, int *status, sr_error **err)
+                 const struct sb_options *o, const char *code, int *status,
+                 sr_error **err)
 {
   __attribute__ ((cleanup (release))) struct session_exec x = {
-    .g = g, .s = s,
-    .sv = { .o = o, .pidfd = -1, .sigfd = -1, .out = { .fd = -1 }, .err = { .fd = -1 },
-            .kill = kill_new, .interrupt_first = code != NULL },
-    .in_fd = -1, .out_w = -1, .err_w = -1, .result_r = -1, .result_w = -1, .busy_fd = -1,
+    .g = g,
+    .s = s,
+    .sv = { .o = o,
+            .pidfd = -1,
+            .sigfd = -1,
+            .out = { .fd = -1 },
+            .err = { .fd = -1 },
+            .kill = kill_new,
+            .interrupt_first = code != NULL },
+    .in_fd = -1,
+    .out_w = -1,
+    .err_w = -1,
+    .result_r = -1,
+    .result_w = -1,
+    .busy_fd = -1,
   };
   static char *client[] = { "python3", SB_KERNEL_DRIVER, "run", NULL };
   x.sv.data = &x;
