@@ -441,10 +441,12 @@ session_exec (const struct sr_globals *g, int argc, char **argv,
   else if (sb_session_open (g, argv[1], &s, err) < 0)
     sr_wrap (err, "sandbox exec");
   else if (exec_options (&s, argc - 1, argv + 1, &o, &a, err) == 0
-           && exec_what (&s, &o, &a, &code, err) == 0
-           && (sb_session_enter (&s, err) < 0
-               || sb_session_exec (g, &s, &o, code, &status, err) < 0))
-    sr_wrap (err, "sandbox exec");
+           && exec_what (&s, &o, &a, &code, err) == 0)
+    {
+      if (sb_session_enter (&s, err) < 0
+          || sb_session_exec (g, &s, &o, code, &status, err) < 0)
+        sr_wrap (err, "sandbox exec");
+    }
   if (*err != NULL)
     status = SB_EXIT_SANDRUN;
   sb_session_close (&s);

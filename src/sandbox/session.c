@@ -231,13 +231,13 @@ sb_session_open (const struct sr_globals *g, const char *name,
     {
       sr_error_free (*err);
       *err = NULL;
-      return sr_fail (err, ENOENT, "no session \"%s\"", name);
+      return sr_fail (err, 0, "no session \"%s\"", name);
     }
   parse_info (s, buf, len);
   s->pidfd = (int) syscall (SYS_pidfd_open, s->pid, 0);
   /* The pidfd is the supervisor's if the lock is still held now. */
   if (s->pidfd < 0 || s->b.id == NULL || !lock_held (s->dir))
-    return sr_fail (err, ENOENT, "no session \"%s\"", name);
+    return sr_fail (err, 0, "no session \"%s\"", name);
   return 0;
 }
 
@@ -527,8 +527,8 @@ make_session_dir (const struct sr_globals *g, const char *name, char **dir,
   return 0;
 }
 
-int
-sb_session_start (const struct sr_globals *g, const struct sb_options *o,
+static int
+start_supervisor (const struct sr_globals *g, const struct sb_options *o,
                   const struct sb_session_opts *so, sr_error **err)
 {
   _cleanup_free_ char *dir = NULL;
@@ -575,6 +575,54 @@ sb_session_start (const struct sr_globals *g, const struct sb_options *o,
     }
   msg[n] = '\0';
   return sr_fail (err, 0, "%s", msg);
+}
+
+/* A session whose init or interpreter cannot run is stopped at once, with
+ * the reason, rather than left to fail every execution. */
+static int
+probe (const struct sr_globals *g, const struct sb_options *start,
+       const struct sb_session_opts *so, sr_error **err)
+{
+  struct sb_session s;
+  struct sb_options o = *start;
+  char *argv[] = { "python3", "-c", "", NULL };
+  int status = 0, r;
+
+  o.argv = argv;
+  o.quiet = true;
+  o.receipt = o.audit_log = o.stdin_file = NULL;
+  o.timeout_ms = 60000;
+  r = sb_session_open (g, so->name, &s, err);
+  if (r < 0)
+    {
+      sr_error_free (*err);
+      *err = NULL;
+      r = sr_fail (err, ENOEXEC, "the session's init (/bin/sh and sleep) could not run "
+                   "in its root file system");
+    }
+  else if (so->kernel != NULL
+           && (sb_session_enter (&s, err) < 0
+               || sb_session_exec (g, &s, &o, "", &status, err) < 0
+               || (status != 0
+                   && sr_fail (err, ENOEXEC, "--kernel python: the interpreter did not "
+                               "start in the sandbox (is python3 in its root?)") < 0)))
+    r = -1;
+  sb_session_close (&s);
+  return r;
+}
+
+int
+sb_session_start (const struct sr_globals *g, const struct sb_options *o,
+                  const struct sb_session_opts *so, sr_error **err)
+{
+  if (start_supervisor (g, o, so, err) < 0)
+    return -1;
+  if (probe (g, o, so, err) == 0)
+    return 0;
+  sr_error *stop_err = NULL;
+  if (sb_session_stop (g, so->name, &stop_err) < 0)
+    sr_error_free (stop_err);
+  return -1;
 }
 
 /* ---- stop, reclaim, list --------------------------------------------------- */

@@ -352,6 +352,14 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
   x.rc.err = &x.sv.err;
   x.rc.files = &x.changes;
   sb_receipt_judge (&x.rc);
+  if (x.kernel.state_lost)
+    {
+      char *m = xasprintf ("%s; the Python interpreter was restarted and the "
+                           "session's variables and imports are lost",
+                           x.rc.message);
+      free (x.rc.message);
+      x.rc.message = m;
+    }
   *status = exit_status (&x.res);
   return sb_receipt_emit (&x.rc, o, err);
 }
