@@ -536,7 +536,7 @@ start_supervisor (const struct sr_globals *g, const struct sb_options *o,
   int p[2];
 
   if (!sb_session_name_ok (so->name))
-    return sr_fail (err, EINVAL,
+    return sr_fail (err, 0,
                     "--name \"%s\": expected 1 to 64 letters, digits, _ . -",
                     so->name);
   sb_session_reclaim (g);
