@@ -315,7 +315,8 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
     .result_w = -1,
     .busy_fd = -1,
   };
-  static char *client[] = { "python3", SB_KERNEL_DRIVER, "run", NULL };
+  /* -I -S: no site, no user paths; the client only relays. */
+  static char *client[] = { "python3", "-I", "-S", SB_KERNEL_DRIVER, "run", NULL };
   x.sv.data = &x;
   sigprocmask (SIG_SETMASK, NULL, &x.old_mask);
 
