@@ -427,3 +427,16 @@ sb_receipt_emit (const struct sb_receipt *r, const struct sb_options *o,
     }
   return 0;
 }
+
+void
+sb_receipt_set (struct sb_receipt *r, const struct sb_options *o,
+                const struct sb_bundle *b, const struct sb_supervisor *sv,
+                const struct sb_outcome *res, const struct sb_files *files)
+{
+  r->o = o;
+  r->b = b;
+  r->res = res;
+  r->out = &sv->out;
+  r->err = &sv->err;
+  r->files = files;
+}

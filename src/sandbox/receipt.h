@@ -54,6 +54,12 @@ struct sb_receipt
   char *message;
 };
 
+/* What the receipt describes: the options, bundle, outcome, output and
+ * files of the execution (kept by the caller). */
+void sb_receipt_set (struct sb_receipt *r, const struct sb_options *o,
+                     const struct sb_bundle *b, const struct sb_supervisor *sv,
+                     const struct sb_outcome *res,
+                     const struct sb_files *files);
 /* Decide limit_exceeded, limits_hit and the message. */
 void sb_receipt_judge (struct sb_receipt *r);
 /* The receipt as JSON, malloc'd; without the output bodies for the audit

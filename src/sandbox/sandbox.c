@@ -63,10 +63,7 @@ exec_release (struct sb_exec *x)
     oci_config_free (x->cfg);
   sb_files_clear (&x->before);
   sb_files_clear (&x->changes);
-  sb_stream_clear (&x->sv.out);
-  sb_stream_clear (&x->sv.err);
-  sr_close (x->sv.pidfd);
-  sr_close (x->sv.sigfd);
+  sb_supervisor_clear (&x->sv);
   sr_close (x->out_w);
   sr_close (x->err_w);
   if (x->stdin_fd > 0)
@@ -271,16 +268,6 @@ start_failed (struct sb_exec *x, sr_error **err)
   return true;
 }
 
-static int
-exit_status (const struct sb_outcome *res)
-{
-  if (res->interrupted != 0)
-    return 128 + res->interrupted;
-  if (res->signal != 0)
-    return 128 + res->signal;
-  return res->exit_code;
-}
-
 int
 sb_run (const struct sr_globals *g, const struct sb_options *o, int *status,
         sr_error **err)
@@ -314,13 +301,8 @@ sb_run (const struct sr_globals *g, const struct sb_options *o, int *status,
     return -1;
   x.rc.finished_at = sr_now_rfc3339 ();
   measure (&x);
-  x.rc.o = o;
-  x.rc.b = &x.b;
-  x.rc.res = &x.res;
-  x.rc.out = &x.sv.out;
-  x.rc.err = &x.sv.err;
-  x.rc.files = &x.changes;
+  sb_receipt_set (&x.rc, o, &x.b, &x.sv, &x.res, &x.changes);
   sb_receipt_judge (&x.rc);
-  *status = exit_status (&x.res);
+  *status = sb_outcome_status (&x.res);
   return write_outputs (&x, err);
 }

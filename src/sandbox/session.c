@@ -597,15 +597,19 @@ probe (const struct sr_globals *g, const struct sb_options *start,
     {
       sr_error_free (*err);
       *err = NULL;
-      r = sr_fail (err, ENOEXEC, "the session's init (/bin/sh and sleep) could not run "
+      r = sr_fail (err, ENOEXEC,
+                   "the session's init (/bin/sh and sleep) could not run "
                    "in its root file system");
     }
   else if (so->kernel != NULL
            && (sb_session_enter (&s, err) < 0
                || sb_session_exec (g, &s, &o, "", &status, err) < 0
                || (status != 0
-                   && sr_fail (err, ENOEXEC, "--kernel python: the interpreter did not "
-                               "start in the sandbox (is python3 in its root?)") < 0)))
+                   && sr_fail (
+                          err, ENOEXEC,
+                          "--kernel python: the interpreter did not "
+                          "start in the sandbox (is python3 in its root?)")
+                          < 0)))
     r = -1;
   sb_session_close (&s);
   return r;

@@ -49,10 +49,7 @@ release (struct session_exec *x)
 {
   sb_files_clear (&x->before);
   sb_files_clear (&x->changes);
-  sb_stream_clear (&x->sv.out);
-  sb_stream_clear (&x->sv.err);
-  sr_close (x->sv.pidfd);
-  sr_close (x->sv.sigfd);
+  sb_supervisor_clear (&x->sv);
   sr_close (x->in_fd);
   sr_close (x->out_w);
   sr_close (x->err_w);
@@ -283,16 +280,6 @@ read_kernel_result (struct session_exec *x)
   yajl_tree_free (v);
 }
 
-static int
-exit_status (const struct sb_outcome *res)
-{
-  if (res->interrupted != 0)
-    return 128 + res->interrupted;
-  if (res->signal != 0)
-    return 128 + res->signal;
-  return res->exit_code;
-}
-
 int
 sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
                  const struct sb_options *o, const char *code, int *status,
@@ -316,7 +303,8 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
     .busy_fd = -1,
   };
   /* -I -S: no site, no user paths; the client only relays. */
-  static char *client[] = { "python3", "-I", "-S", SB_KERNEL_DRIVER, "run", NULL };
+  static char *client[]
+      = { "python3", "-I", "-S", SB_KERNEL_DRIVER, "run", NULL };
   x.sv.data = &x;
   sigprocmask (SIG_SETMASK, NULL, &x.old_mask);
 
@@ -346,12 +334,7 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
   sb_session_touch (s);
   x.rc.session = s->name;
   x.rc.kernel = code != NULL ? &x.kernel : NULL;
-  x.rc.o = o;
-  x.rc.b = &s->b;
-  x.rc.res = &x.res;
-  x.rc.out = &x.sv.out;
-  x.rc.err = &x.sv.err;
-  x.rc.files = &x.changes;
+  sb_receipt_set (&x.rc, o, &s->b, &x.sv, &x.res, &x.changes);
   sb_receipt_judge (&x.rc);
   if (x.kernel.state_lost)
     {
@@ -361,6 +344,6 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
       free (x.rc.message);
       x.rc.message = m;
     }
-  *status = exit_status (&x.res);
+  *status = sb_outcome_status (&x.res);
   return sb_receipt_emit (&x.rc, o, err);
 }

@@ -215,3 +215,23 @@ sb_supervise (struct sb_supervisor *s, struct sb_outcome *res)
         }
     }
 }
+
+int
+sb_outcome_status (const struct sb_outcome *res)
+{
+  if (res->interrupted != 0)
+    return 128 + res->interrupted;
+  if (res->signal != 0)
+    return 128 + res->signal;
+  return res->exit_code;
+}
+
+void
+sb_supervisor_clear (struct sb_supervisor *s)
+{
+  sb_stream_clear (&s->out);
+  sb_stream_clear (&s->err);
+  sr_close (s->pidfd);
+  sr_close (s->sigfd);
+  s->pidfd = s->sigfd = -1;
+}

@@ -69,6 +69,12 @@ void sb_supervise (struct sb_supervisor *s, struct sb_outcome *res);
 /* Reap it, fill its status, read what is left of its output. */
 void sb_supervisor_reap (struct sb_supervisor *s, struct sb_outcome *res);
 
+/* The exit status sandrun returns: the command's, 128+N for signal N (the
+ * caller's signal when it interrupted the run). */
+int sb_outcome_status (const struct sb_outcome *res);
+
 void sb_stream_clear (struct sb_stream *st);
+/* Close the fds and free the output it holds. */
+void sb_supervisor_clear (struct sb_supervisor *s);
 
 #endif
