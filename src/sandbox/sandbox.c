@@ -104,10 +104,7 @@ static void
 sample_pids (void *arg)
 {
   struct sb_exec *x = arg;
-  struct sb_usage now = { 0 };
-  sb_stats_collect (x->g, x->b.id, &now);
-  if (now.pids_peak > x->rc.usage.pids_peak)
-    x->rc.usage.pids_peak = now.pids_peak;
+  sb_stats_sample_pids (x->g, x->b.id, &x->rc.usage);
 }
 
 static int

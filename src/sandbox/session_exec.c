@@ -62,6 +62,15 @@ release (struct session_exec *x)
   sigprocmask (SIG_SETMASK, &x->old_mask, NULL);
 }
 
+/* The largest number of processes seen (the session's, which counts
+ * what earlier executions left running). */
+static void
+sample_pids (void *arg)
+{
+  struct session_exec *x = arg;
+  sb_stats_sample_pids (x->g, x->s->b.id, &x->rc.usage);
+}
+
 static bool
 was_there (const struct session_exec *x, pid_t p)
 {
@@ -306,6 +315,8 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
   static char *client[]
       = { "python3", "-I", "-S", SB_KERNEL_DRIVER, "run", NULL };
   x.sv.data = &x;
+  x.sv.sample = sample_pids;
+  x.sv.sample_arg = &x;
   sigprocmask (SIG_SETMASK, NULL, &x.old_mask);
 
   if (prepare (&x, o, code, err) < 0)
