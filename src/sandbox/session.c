@@ -485,6 +485,9 @@ supervise (const struct sr_globals *g, const struct sb_options *o,
     }
   sr_write_all (report, "", 1);
   close (report);
+  /* Pin no directory of the caller's for the session's lifetime. */
+  if (chdir ("/") < 0)
+    sr_log (SR_LOG_DEBUG, "session: chdir /: %m");
   live (&v);
   end (&v);
   remove_session_dir (dir);
