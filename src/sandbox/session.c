@@ -34,6 +34,8 @@
 #define LOCK_FILE "lock"
 #define INFO_MAX (1 << 20)
 #define STOP_WAIT_MS 10000
+/* An idle timeout reached while an execution runs: checked again after. */
+#define BUSY_RECHECK_MS 250
 
 /* The session's init: reaps what the executions leave, and is nothing a
  * rootfs lacks but /bin/sh and sleep. */
@@ -343,12 +345,15 @@ live (struct supervisor *v)
   sigaddset (&set, SIGCHLD);
   sigprocmask (SIG_BLOCK, &set, NULL);
   _cleanup_close_ int sigfd = signalfd (-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+  int64_t busy_until = -1; /* idle but busy: look again then */
 
   for (;;)
     {
       struct pollfd p[2] = { { .fd = v->init_pidfd, .events = POLLIN },
                              { .fd = sigfd, .events = POLLIN } };
       int64_t d = next_deadline (v), now = sr_monotonic_ms ();
+      if (d >= 0 && busy_until > d)
+        d = busy_until;
       int wait = d < 0 ? -1 : d > now ? (int) (d - now) : 0;
       poll (p, 2, wait > 60000 ? 60000 : wait);
       if (p[0].revents)
@@ -371,6 +376,7 @@ live (struct supervisor *v)
             return;
           if (!busy (v->dir))
             return;
+          busy_until = now + BUSY_RECHECK_MS;
         }
     }
 }

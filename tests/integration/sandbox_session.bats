@@ -224,8 +224,8 @@ wait_gone() {
 }
 
 @test "session: a running execution keeps an idle session alive" {
-	start --name "$S" --idle-timeout 3s
-	ex "$S" --timeout 30s -- sleep 5
+	start --name "$S" --idle-timeout 4s
+	ex "$S" --timeout 30s -- sleep 6
 	assert_success
 	ex "$S" -- true
 	assert_success
