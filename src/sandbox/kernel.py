@@ -62,7 +62,10 @@ def serve():
     saved = [os.dup(i) for i in (0, 1, 2)]
     signal.signal(signal.SIGINT, signal.default_int_handler)
     while True:
-        conn, _ = srv.accept()
+        try:
+            conn, _ = srv.accept()
+        except KeyboardInterrupt:
+            continue  # an interrupt that came after the code ended
         try:
             msg, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
             if len(fds) != 3:
@@ -121,6 +124,12 @@ def connect():
 
 
 def run():
+    # First: sandrun's SIGINT at the timeout (ignored until now).
+    interrupted = [False]
+
+    def on_int(*_):
+        interrupted[0] = True
+    signal.signal(signal.SIGINT, on_int)
     code = sys.stdin.read()
     out = {"restarted": False, "state_lost": False}
     try:
@@ -145,11 +154,6 @@ def run():
     os.close(wfd)
     socket.send_fds(sock, [json.dumps({"code": code}).encode()], [rfd, 1, 2])
     os.close(rfd)
-    interrupted = [False]
-
-    def on_int(*_):
-        interrupted[0] = True
-    signal.signal(signal.SIGINT, on_int)
     pid = None
     res = None
     buf = b""

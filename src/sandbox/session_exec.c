@@ -41,6 +41,7 @@ struct session_exec
   size_t n_old;
   int in_fd, out_w, err_w, result_r, result_w;
   int busy_fd;
+  int64_t next_interrupt_ms;
   sigset_t old_mask;
 };
 
@@ -69,6 +70,14 @@ sample_pids (void *arg)
 {
   struct session_exec *x = arg;
   sb_stats_sample_pids (x->g, x->s->b.id, &x->rc.usage);
+  /* A kernel client that timed out is interrupted again and again: one
+   * SIGINT that came while it was starting (ignored then) is not lost. */
+  if (x->sv.interrupt_first && x->res.timed_out
+      && sr_monotonic_ms () >= x->next_interrupt_ms)
+    {
+      syscall (SYS_pidfd_send_signal, x->sv.pidfd, SIGINT, NULL, 0);
+      x->next_interrupt_ms = sr_monotonic_ms () + 250;
+    }
 }
 
 static bool
@@ -311,9 +320,12 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
     .result_w = -1,
     .busy_fd = -1,
   };
-  /* -I -S: no site, no user paths; the client only relays. */
-  static char *client[]
-      = { "python3", "-I", "-S", SB_KERNEL_DRIVER, "run", NULL };
+  /* SIGINT ignored until the client has its handler (see sample_pids);
+   * -I -S: no site, no user paths: the client only relays. */
+  static char *client[] = { "/bin/sh", "-c",
+                            "trap '' INT; exec python3 -I -S " SB_KERNEL_DRIVER
+                            " run",
+                            NULL };
   x.sv.data = &x;
   x.sv.sample = sample_pids;
   x.sv.sample_arg = &x;
