@@ -66,10 +66,18 @@ def serve():
             conn, _ = srv.accept()
         except KeyboardInterrupt:
             continue  # an interrupt that came after the code ended
+        res = {"exception": "KeyboardInterrupt", "traceback": None, "value": None,
+               "interrupted": True}
         try:
             msg, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
             if len(fds) != 3:
+                conn.close()
                 continue
+            while not msg.endswith(b"\n"):  # a large code comes in parts
+                more = conn.recv(1 << 20)
+                if not more:
+                    raise EOFError("the client went away")
+                msg += more
             req = json.loads(msg)
             for i in (0, 1, 2):
                 os.dup2(fds[i], i)
@@ -81,16 +89,24 @@ def serve():
                     f.flush()
                 except Exception:
                     pass
-            res["pid"] = os.getpid()
-            conn.sendall(json.dumps(res).encode() + b"\n")
         except KeyboardInterrupt:
-            pass
-        except Exception:
-            pass
+            pass  # before or after the code: the answer says interrupted
+        except Exception as e:
+            res = {"exception": "sandrun kernel: %r" % e, "traceback": None,
+                   "value": None, "interrupted": False}
         finally:
             for i in (0, 1, 2):
                 os.dup2(saved[i], i)
-            conn.close()
+        for _ in range(3):  # an interrupt may come while answering, too
+            try:
+                res["pid"] = os.getpid()
+                conn.sendall(json.dumps(res).encode() + b"\n")
+                break
+            except KeyboardInterrupt:
+                continue
+            except OSError:
+                break
+        conn.close()
 
 
 def start_server():
@@ -152,7 +168,10 @@ def run():
     # The code came on our stdin: its own stdin is empty.
     rfd, wfd = os.pipe()
     os.close(wfd)
-    socket.send_fds(sock, [json.dumps({"code": code}).encode()], [rfd, 1, 2])
+    req = json.dumps({"code": code}).encode() + b"\n"
+    sent = socket.send_fds(sock, [req], [rfd, 1, 2])
+    if sent < len(req):
+        sock.sendall(req[sent:])
     os.close(rfd)
     pid = None
     res = None
@@ -231,8 +250,18 @@ def read_pid():
     return None
 
 
+def client():
+    code = run()
+    # Done: a late interrupt must not kill us (finalisation restores the
+    # default SIGINT handler), nor anything be flushed twice.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["serve"]:
         serve()
     else:
-        sys.exit(run())
+        client()

@@ -188,7 +188,16 @@ code_pipe (struct session_exec *x, const char *code, sr_error **err)
     return sr_fail (err, E2BIG, "--code is larger than 1 MiB");
   if (make_pipe (&x->in_fd, &w, err) < 0)
     return -1;
-  fcntl (w, F_SETPIPE_SZ, MAX_CODE + 4096);
+  /* All of it must fit before the client reads: no writer thread. */
+  int size = fcntl (w, F_SETPIPE_SZ, (int) n + 1);
+  if (size < 0) /* beyond fs.pipe-max-size (1 MiB by default) */
+    size = fcntl (w, F_SETPIPE_SZ, MAX_CODE);
+  if (size < 0 || (size_t) size < n)
+    {
+      close (w);
+      return sr_fail (err, E2BIG, "the code (%zu bytes) does not fit in a pipe "
+                      "(fs.pipe-max-size)", n);
+    }
   ssize_t r = sr_write_all (w, code, n);
   close (w);
   if (r < 0)

@@ -18,7 +18,7 @@
 #define STOP_GRACE_MS 1000
 /* An interpreter interrupted at the timeout: the time its client has to
  * report, or to kill and restart it, before it is killed itself. */
-#define KERNEL_GRACE_MS 5000
+#define KERNEL_GRACE_MS 10000
 /* Reading what is left in the pipes once the process ended. */
 #define DRAIN_MS 1000
 
