@@ -9,7 +9,7 @@
 #include "oci-spec/oci-spec.h"
 #include "sandrun/exeseal.h"
 #include "sandrun/log.h"
-#include "sandrun/state.h"
+#include "core/state.h"
 #include "sandrun/util.h"
 
 static void

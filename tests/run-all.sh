@@ -9,7 +9,8 @@
 # suite against an ASan+UBSan build), cgroupv2 (the cgroup-dependent and
 # attack tests inside a pure cgroup v2 guest, ../shared/tools/vm-run), fuzz
 # (each libFuzzer target for FUZZ_SECONDS), soak (SOAK_COUNT create/start/
-# delete cycles).  It installs what it needs from Debian first, builds out of
+# delete cycles), format (clang-format on contrib/format-checked.txt's files,
+# contrib/scripts/check-format.sh).  It installs what it needs from Debian first, builds out of
 # tree under tests/.work/, and ends with the line "N passed, M failed" (and
 # ", K skipped"); the exit status is non-zero when anything failed.
 set -uo pipefail
@@ -19,7 +20,7 @@ cd "$repo"
 work=$repo/tests/.work
 logs=$work/logs
 mkdir -p "$logs"
-SECTIONS=${SECTIONS:-unit integration asan cgroupv2 fuzz soak}
+SECTIONS=${SECTIONS:-format unit integration asan cgroupv2 fuzz soak}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 export SOAK_COUNT=${SOAK_COUNT:-50}
 vm_run=$(cd "$repo/.." && pwd)/shared/tools/vm-run
@@ -98,6 +99,11 @@ if ! contrib/scripts/install-deps.sh --tests; then
 	finish
 fi
 
+if wants format; then
+	say "format"
+	run_tap format contrib/scripts/check-format.sh
+fi
+
 say "build"
 ./autogen.sh >"$logs/autogen.log" 2>&1 || { echo "autogen failed" >>"$logs/failures.txt"; failed=$((failed + 1)); finish; }
 if ! build "$work/build"; then
@@ -174,14 +180,12 @@ if wants cgroupv2; then
 		# cgroup.kill, the eBPF device filter, memory.events), and those of
 		# exec and namespaces whose subject a cgroup v2 host changes (cgroup
 		# fds, CLONE_INTO_CGROUP, the cgroup namespace), chosen by name; then
-		# every attack test.  V2_FULL=1 runs every one of these files whole,
-		# and the seccomp suite too.
-		v2_files=$(ls tests/integration/{cgroups,cgroups_*,update,pause,events,exec,namespaces}.bats 2>/dev/null | sort -u)
-		v2_filter=(-f "memory.limit: the cgroup|memory.swap: memory|cpu.shares|cpu.quota and cpu.period|pids.limit: pids.max|hugepageLimits: the 2MB|unified: raw cgroup2|cgroups: delete removes|devices: a host node|devices: a linux.devices node|pause: the status is paused|delete --force of a paused|events --stats: one stats|killed by the OOM killer exits 137|one oom event per OOM kill|update -r FILE|kill --all: every process|exec: the process runs in the container's cgroup|exec --cgroup: a sub-cgroup|cgroup namespace: the container sees|systemd driver: a transient scope with the resources")
-		if [[ -n ${V2_FULL:-} ]]; then
-			v2_filter=()
-			v2_files+=" tests/integration/seccomp.bats"
-		fi
+		# every attack test; and one each for the seccomp filter loaded last
+		# and the refusal without a mount namespace.  V2_FULL=1 runs every
+		# one of these files whole.
+		v2_files=$(ls tests/integration/{cgroups,cgroups_*,update,pause,events,exec,namespaces,seccomp}.bats 2>/dev/null | sort -u)
+		v2_filter=(-f "memory.limit: the cgroup|memory.swap: memory|cpu.shares|cpu.quota and cpu.period|pids.limit: pids.max|hugepageLimits: the 2MB|unified: raw cgroup2|cgroups: delete removes|devices: a host node|devices: a linux.devices node|pause: the status is paused|delete --force of a paused|events --stats: one stats|killed by the OOM killer exits 137|one oom event per OOM kill|update -r FILE|kill --all: every process|exec: the process runs in the container's cgroup|exec --cgroup: a sub-cgroup|cgroup namespace: the container sees|systemd driver: a transient scope with the resources|seccomp late: a startContainer hook|mount namespace: a config without")
+		[[ -z ${V2_FULL:-} ]] || v2_filter=()
 		# shellcheck disable=SC2016,SC2086
 		run_tap cgroupv2 "$vm_run" --mem 2G --timeout 3000 -- \
 			env RUNTIME="$RUNTIME" bash -c 'bats --tap "$@"; a=$?

@@ -7,7 +7,8 @@ build=(build-essential autoconf automake pkg-config
 	libseccomp-dev libyajl-dev libcap-dev libsystemd-dev)
 runtime=(busybox-static)
 tests=(bats jq iproute2 procps util-linux clang libclang-rt-14-dev podman
-	dbus-daemon) # dbus-daemon: the fake systemd's bus (cgroups_systemd.bats)
+	dbus-daemon # dbus-daemon: the fake systemd's bus (cgroups_systemd.bats)
+	clang-format) # CI's format section
 want=("${build[@]}" "${runtime[@]}")
 [[ ${1:-} == --tests ]] && want+=("${tests[@]}")
 

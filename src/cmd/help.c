@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "sandrun/state.h"
+#include "core/state.h"
 #include "sandrun/util.h"
 
 struct help_opt

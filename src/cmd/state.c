@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "cmd/cmd.h"
-#include "sandrun/lifecycle.h"
+#include "core/lifecycle.h"
 
 int
 cmd_state (const struct sr_globals *g, int argc, char **argv, sr_error **err)

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "linux_attrs_internal.h"
-#include "sandrun/procfs.h"
+#include "util/procfs.h"
 #include "sandrun/util.h"
 
 static bool

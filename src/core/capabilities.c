@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "sandrun/log.h"
-#include "sandrun/process.h"
+#include "core/process.h"
 #include "sandrun/util.h"
 
 /* Indexed by capability number (include/uapi/linux/capability.h). */
@@ -307,13 +307,42 @@ ambient_set (uint64_t ambient, sr_error **err)
 }
 
 int
-sr_capabilities_apply (const oci_capabilities *caps, sr_error **err)
+sr_capabilities_apply (const oci_capabilities *caps, struct sr_caps_late *late, sr_error **err)
 {
   struct capsets s;
 
+  if (late != NULL)
+    late->pending = false;
   if (caps_resolve (caps, &s, true, err) < 0 || caps_check (&s, err) < 0)
     return -1;
+  /* Loading a seccomp filter without no_new_privs needs CAP_SYS_ADMIN: keep
+   * it effective, in no set an execve could pass on, until the filter is
+   * in; the exact sets, resolved now, are one capset away. */
+  if (late != NULL && !(s.effective & CAP_BIT (CAP_SYS_ADMIN)))
+    {
+      late->pending = true;
+      late->effective = s.effective;
+      late->permitted = s.permitted;
+      late->inheritable = s.inheritable;
+      s.effective |= CAP_BIT (CAP_SYS_ADMIN);
+      s.permitted |= CAP_BIT (CAP_SYS_ADMIN);
+    }
   if (caps_set (&s, err) < 0 || ambient_set (s.ambient, err) < 0)
     return sr_wrap (err, "apply capabilities");
+  return 0;
+}
+
+int
+sr_capabilities_apply_late (const struct sr_caps_late *late, sr_error **err)
+{
+  struct capsets s = { 0 };
+
+  if (late == NULL || !late->pending)
+    return 0;
+  s.effective = late->effective;
+  s.permitted = late->permitted;
+  s.inheritable = late->inheritable;
+  if (caps_set (&s, err) < 0)
+    return sr_wrap (err, "drop CAP_SYS_ADMIN after loading the seccomp filter");
   return 0;
 }

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "oci-spec/oci-spec.h"
-#include "sandrun/cgroup.h"
+#include "core/cgroup/cgroup.h"
 #include "sandrun/container.h"
-#include "sandrun/hooks.h"
-#include "sandrun/lifecycle.h"
+#include "core/hooks.h"
+#include "core/lifecycle.h"
 #include "sandrun/log.h"
 #include "sandrun/util.h"
 

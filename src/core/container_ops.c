@@ -6,11 +6,11 @@
 #include <unistd.h>
 
 #include "oci-spec/oci-spec.h"
-#include "sandrun/cgroup.h"
+#include "core/cgroup/cgroup.h"
 #include "sandrun/container_ops.h"
-#include "sandrun/lifecycle.h"
+#include "core/lifecycle.h"
 #include "sandrun/log.h"
-#include "sandrun/state.h"
+#include "core/state.h"
 #include "sandrun/util.h"
 
 #define SAVED_CONFIG "config.json"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "linux_attrs_internal.h"
-#include "sandrun/linux_attrs.h"
+#include "core/linux_attrs.h"
 #include "sandrun/log.h"
 #include "sandrun/util.h"
 

@@ -17,18 +17,18 @@
 #include <unistd.h>
 
 #include "oci-spec/oci-spec.h"
-#include "sandrun/cgroup.h"
+#include "core/cgroup/cgroup.h"
 #include "sandrun/container.h"
-#include "sandrun/fdpass.h"
-#include "sandrun/foreground.h"
-#include "sandrun/hooks.h"
-#include "sandrun/lifecycle.h"
-#include "sandrun/linux_attrs.h"
+#include "util/fdpass.h"
+#include "core/foreground.h"
+#include "core/hooks.h"
+#include "core/lifecycle.h"
+#include "core/linux_attrs.h"
 #include "sandrun/log.h"
-#include "sandrun/namespaces.h"
-#include "sandrun/seccomp.h"
-#include "sandrun/spawn.h"
-#include "sandrun/sync.h"
+#include "core/namespaces.h"
+#include "core/seccomp.h"
+#include "core/spawn.h"
+#include "core/sync.h"
 #include "sandrun/util.h"
 
 #define EXEC_FIFO "exec.fifo"
@@ -110,6 +110,31 @@ absolute_path (const char *path, const char *what, sr_error **err)
   return abs;
 }
 
+/* The rootfs is set up by mounting over the mount table and pivoting the
+ * root: done in a namespace sandrun did not create (none listed: the
+ * caller's; a path: someone else's), that would replace the caller's root
+ * filesystem, the host's when run from a host shell.  runc and crun refuse
+ * a config without one too. */
+static int
+check_mount_namespace (const oci_linux *l, sr_error **err)
+{
+  for (size_t i = 0; l != NULL && i < l->namespaces_len; i++)
+    {
+      const oci_namespace *ns = &l->namespaces[i];
+      if (ns->type == NULL || strcmp (ns->type, "mount") != 0)
+        continue;
+      if (ns->path != NULL && ns->path[0] != '\0')
+        return sr_fail (err, 0,
+                        "linux.namespaces: joining the mount namespace \"%s\" is not supported: "
+                        "sandrun never changes the mount table of a namespace it did not create",
+                        ns->path);
+      return 0;
+    }
+  return sr_fail (err, 0,
+                  "linux.namespaces: a mount namespace is required: "
+                  "sandrun never changes the mount table of a namespace it did not create");
+}
+
 /* The text of the config: BUNDLE/config.json, or the caller's config
  * written out, so that both are checked and saved the same way. */
 static int
@@ -173,6 +198,8 @@ load_bundle (struct create_txn *t, sr_error **err)
     return sr_fail (err, EINVAL, "config.json: process: required");
   if (cfg->process->args == NULL || cfg->process->args[0] == NULL)
     return sr_fail (err, EINVAL, "config.json: process.args: must not be empty");
+  if (check_mount_namespace (cfg->linux_, err) < 0)
+    return -1;
   /* Without a console socket, a foreground `run` is the terminal's other
    * end itself. */
   if (cfg->process->terminal && t->opts->console_socket == NULL
@@ -374,18 +401,10 @@ run_runtime_hooks (struct create_txn *t, sr_error **err)
 }
 
 static int
-forward_notify_fd (struct create_txn *t, sr_error **err)
+forward_listener (struct create_txn *t, sr_error **err)
 {
-  struct sr_sync_msg msg;
-  if (sr_sync_recv (t->spawn.sync_fd, &msg, err) < 0)
-    return -1;
-  if (msg.hdr.type == SR_SYNC_ERROR)
-    return sr_sync_error_from (&msg, err);
-  if (msg.hdr.type != SR_SYNC_FD || msg.fd < 0)
-    return sr_fail (err, EPROTO, "sync: expected the seccomp listener fd");
-  _cleanup_close_ int fd = msg.fd;
   _cleanup_free_ char *state = state_json_for_hooks (t, SR_STATUS_CREATING);
-  return sr_seccomp_send_to_listener (t->cfg->linux_->seccomp, fd, t->spawn.pid, state, err);
+  return sr_seccomp_hand_listener (t->cfg->linux_->seccomp, t->spawn.sync_fd, t->spawn.pid, state, err);
 }
 
 /* The parent's half of the script in sync.h, in the init's order. */
@@ -420,7 +439,7 @@ drive_init (struct create_txn *t, sr_error **err)
   if (s->want_hooks
       && answer_step (t, SR_STEP_HOOKS_PLEASE, SR_STEP_HOOKS_DONE, run_runtime_hooks, err) < 0)
     return -1;
-  if (s->want_notify_fd && forward_notify_fd (t, err) < 0)
+  if (s->want_notify_fd && forward_listener (t, err) < 0)
     return -1;
   return sr_sync_expect_step (s->sync_fd, SR_STEP_READY, err);
 }

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "sandrun/log.h"
-#include "sandrun/mountopt.h"
-#include "sandrun/rootfs.h"
-#include "sandrun/safepath.h"
+#include "core/mountopt.h"
+#include "core/rootfs.h"
+#include "util/safepath.h"
 #include "sandrun/util.h"
 
 struct dev_node

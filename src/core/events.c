@@ -12,11 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sandrun/cgroup.h"
-#include "sandrun/cgroup_stats.h"
+#include "core/cgroup/cgroup.h"
+#include "core/cgroup/cgroup_stats.h"
 #include "sandrun/events.h"
 #include "sandrun/jsongen.h"
-#include "sandrun/lifecycle.h"
+#include "core/lifecycle.h"
 #include "sandrun/log.h"
 #include "sandrun/util.h"
 

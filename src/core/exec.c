@@ -10,11 +10,11 @@
 
 #include "exec_internal.h"
 #include "linux_attrs_internal.h"
-#include "sandrun/fdpass.h"
-#include "sandrun/foreground.h"
-#include "sandrun/lifecycle.h"
-#include "sandrun/seccomp.h"
-#include "sandrun/sync.h"
+#include "util/fdpass.h"
+#include "core/foreground.h"
+#include "core/lifecycle.h"
+#include "core/seccomp.h"
+#include "core/sync.h"
 #include "sandrun/util.h"
 
 /* Everything an exec holds while it runs, released in one place; until the
@@ -225,18 +225,11 @@ receive_pid (struct sr_spawn_ctx *s, sr_error **err)
 }
 
 static int
-forward_notify_fd (struct exec_txn *t, sr_error **err)
+forward_listener (struct exec_txn *t, sr_error **err)
 {
-  struct sr_sync_msg msg;
-
-  if (expect_message (t->child.spawn.sync_fd, SR_SYNC_FD, &msg, err) < 0)
-    return -1;
-  _cleanup_close_ int fd = msg.fd;
-  if (fd < 0)
-    return sr_fail (err, EPROTO, "sync: expected the seccomp listener fd");
   _cleanup_free_ char *state = sr_container_state_json (&t->c);
-  return sr_seccomp_send_to_listener (t->cfg.linux_->seccomp, fd, t->child.spawn.pid, state,
-                                      err);
+  return sr_seccomp_hand_listener (t->cfg.linux_->seccomp, t->child.spawn.sync_fd,
+                                   t->child.spawn.pid, state, err);
 }
 
 /* After READY the child only execs: its end of the sync socket closes with
@@ -269,7 +262,7 @@ drive_child (struct exec_txn *t, sr_error **err)
   if (sr_sync_send (s->sync_fd, SR_SYNC_STEP, SR_STEP_CGROUP_DONE, NULL, err) < 0
       || receive_pid (s, err) < 0)
     return -1;
-  if (s->want_notify_fd && forward_notify_fd (t, err) < 0)
+  if (s->want_notify_fd && forward_listener (t, err) < 0)
     return -1;
   if (sr_sync_expect_step (s->sync_fd, SR_STEP_READY, err) < 0
       || wait_for_execve (s->sync_fd, err) < 0)

@@ -10,10 +10,10 @@
 #include <sys/types.h>
 
 #include "oci-spec/types.h"
-#include "sandrun/cgroup.h"
+#include "core/cgroup/cgroup.h"
 #include "sandrun/error.h"
 #include "sandrun/exec.h"
-#include "sandrun/spawn.h"
+#include "core/spawn.h"
 
 /* The process an exec runs: `p` borrows from the container's process and
  * from the members below, which it owns. */

@@ -16,13 +16,13 @@
 
 #include "exec_internal.h"
 #include "linux_attrs_internal.h"
-#include "sandrun/linux_attrs.h"
-#include "sandrun/lifecycle.h"
+#include "core/linux_attrs.h"
+#include "core/lifecycle.h"
 #include "sandrun/log.h"
-#include "sandrun/procfs.h"
-#include "sandrun/process.h"
+#include "util/procfs.h"
+#include "core/process.h"
 #include "sandrun/signals.h"
-#include "sandrun/sync.h"
+#include "core/sync.h"
 #include "sandrun/util.h"
 
 #ifndef CLONE_NEWTIME
@@ -202,7 +202,7 @@ exec_run (struct sr_exec_child *x, int sync, sr_error **err)
   sr_cpu_affinity_reset (p->exec_cpu_affinity);
   /* Not the runtime's session keyring: the container's, as runc's exec. */
   if (sr_init_join_session_keyring (s->id, err) < 0
-      || sr_init_setup_process (s, sync, false, err) < 0)
+      || sr_init_setup_process (s, false, err) < 0)
     return -1;
   exe = sr_process_find_executable (p, err);
   if (exe == NULL)
@@ -212,12 +212,13 @@ exec_run (struct sr_exec_child *x, int sync, sr_error **err)
     return -1;
   if (sr_exec_cpu_affinity_final (p->exec_cpu_affinity, err) < 0)
     return -1;
+  if (s->want_notify_fd && sr_init_receive_listener (s, sync, err) < 0)
+    return -1;
   /* The parent takes the sync socket closing at execve (close-on-exec) as
    * the success; an error after READY still reaches it. */
   if (sr_sync_send (sync, SR_SYNC_STEP, SR_STEP_READY, NULL, err) < 0)
     return -1;
-  execve (exe, p->args, env);
-  return sr_fail_exec (err, errno, exe);
+  return sr_init_exec (s, exe, env, err);
 }
 
 void

@@ -13,13 +13,13 @@
 
 #include "linux_attrs_internal.h"
 #include "oci-spec/oci-spec.h"
-#include "sandrun/cgroup_systemd.h"
+#include "core/cgroup/cgroup_systemd.h"
 #include "sandrun/features.h"
 #include "sandrun/jsongen.h"
-#include "sandrun/mountopt.h"
-#include "sandrun/namespaces.h"
-#include "sandrun/process.h"
-#include "sandrun/seccomp.h"
+#include "core/mountopt.h"
+#include "core/namespaces.h"
+#include "core/process.h"
+#include "core/seccomp.h"
 #include "sandrun/util.h"
 
 #ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER

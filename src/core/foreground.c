@@ -13,7 +13,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "sandrun/foreground.h"
+#include "core/foreground.h"
 #include "sandrun/util.h"
 
 static const int relayed_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sandrun/hooks.h"
+#include "core/hooks.h"
 #include "sandrun/log.h"
 #include "sandrun/signals.h"
 #include "sandrun/util.h"

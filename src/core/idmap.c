@@ -14,9 +14,9 @@
 #include <unistd.h>
 #include <linux/nsfs.h>
 
-#include "sandrun/idmap.h"
-#include "sandrun/procfs.h"
-#include "sandrun/rootfs.h"
+#include "core/idmap.h"
+#include "util/procfs.h"
+#include "core/rootfs.h"
 #include "sandrun/util.h"
 
 /* One mount's mappings: the mount's own or the container's. */

@@ -17,18 +17,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sandrun/hooks.h"
-#include "sandrun/linux_attrs.h"
+#include "util/fdpass.h"
+#include "core/hooks.h"
+#include "core/linux_attrs.h"
 #include "sandrun/log.h"
-#include "sandrun/procfs.h"
-#include "sandrun/process.h"
-#include "sandrun/rootfs.h"
-#include "sandrun/safepath.h"
+#include "util/procfs.h"
+#include "core/process.h"
+#include "core/rootfs.h"
+#include "util/safepath.h"
 #include "sandrun/signals.h"
-#include "sandrun/spawn.h"
-#include "sandrun/sync.h"
-#include "sandrun/sysctl.h"
-#include "sandrun/terminal.h"
+#include "core/spawn.h"
+#include "core/sync.h"
+#include "core/sysctl.h"
+#include "core/terminal.h"
 #include "sandrun/util.h"
 
 #ifndef CLONE_NEWTIME
@@ -288,28 +289,14 @@ setup_filesystem (struct sr_spawn_ctx *ctx, int sync, const char *state_json,
   return sr_rootfs_finalize (&rctx, err);
 }
 
-static int
-load_seccomp (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
-{
-  int notify_fd = -1;
-  if (ctx->seccomp == NULL)
-    return 0;
-  if (sr_seccomp_load (ctx->seccomp, &notify_fd, err) < 0)
-    return -1;
-  if (notify_fd >= 0)
-    {
-      int r = sr_sync_send_fd (sync, SR_FD_SECCOMP_NOTIFY, notify_fd, err);
-      sr_close (notify_fd);
-      return r;
-    }
-  return 0;
-}
-
 int
-sr_init_setup_process (struct sr_spawn_ctx *ctx, int sync, bool bind_console, sr_error **err)
+sr_init_setup_process (struct sr_spawn_ctx *ctx, bool bind_console, sr_error **err)
 {
   const oci_process *p = ctx->cfg->process;
-  bool nnp = p->no_new_privileges;
+  /* Without no_new_privs, loading the filter needs CAP_SYS_ADMIN: it stays
+   * until then (runc loads the filter before dropping the capabilities and
+   * still makes system calls after). */
+  bool keep_admin = ctx->seccomp != NULL && !p->no_new_privileges;
 
   if (p->terminal && sr_terminal_setup (p, ctx->console_socket, bind_console, err) < 0)
     return -1;
@@ -319,19 +306,69 @@ sr_init_setup_process (struct sr_spawn_ctx *ctx, int sync, bool bind_console, sr
     return -1;
   if (sr_linux_attrs_process (ctx->cfg, err) < 0)
     return -1;
-  /* Without no_new_privs, loading a filter needs CAP_SYS_ADMIN: before the
-   * capabilities go.  With it, as late as possible. */
-  if (!nnp && load_seccomp (ctx, sync, err) < 0)
-    return -1;
-  if (sr_process_switch_identity (p, err) < 0)
+  if (sr_process_switch_identity (p, keep_admin ? &ctx->caps_late : NULL, err) < 0)
     return -1;
   if (sr_linux_attrs_exec_labels (p, err) < 0)
     return -1;
-  if (sr_no_new_privs_apply (p, err) < 0)
+  return sr_no_new_privs_apply (p, err);
+}
+
+int
+sr_init_receive_listener (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
+{
+  struct sr_sync_msg msg;
+
+  if (sr_sync_recv (sync, &msg, err) < 0)
     return -1;
-  if (nnp && load_seccomp (ctx, sync, err) < 0)
-    return -1;
+  if (msg.hdr.type == SR_SYNC_ERROR)
+    return sr_sync_error_from (&msg, err);
+  if (msg.hdr.type != SR_SYNC_FD || msg.hdr.value != SR_FD_SECCOMP_LISTENER || msg.fd < 0)
+    {
+      sr_close (msg.fd);
+      return sr_fail (err, EPROTO, "sync: expected the seccomp listener's socket");
+    }
+  ctx->listener_fd = msg.fd; /* close-on-exec (MSG_CMSG_CLOEXEC) */
+  ctx->listener_msg = xstrdup ("");
+  ctx->listener_len = 0;
+  do
+    {
+      if (sr_sync_recv (sync, &msg, err) < 0)
+        return -1;
+      if (msg.hdr.type == SR_SYNC_ERROR)
+        return sr_sync_error_from (&msg, err);
+      if (msg.hdr.type != SR_SYNC_DATA)
+        return sr_fail (err, EPROTO, "sync: expected the seccomp listener's message");
+      /* The parent's own document, bounded by the config it came from. */
+      ctx->listener_msg = xrealloc (ctx->listener_msg, ctx->listener_len + msg.hdr.len + 1);
+      memcpy (ctx->listener_msg + ctx->listener_len, msg.text, msg.hdr.len + 1);
+      ctx->listener_len += msg.hdr.len;
+    }
+  while (msg.hdr.value != 0);
   return 0;
+}
+
+/* Under the container's filter a profile may deny anything but execve: no
+ * allocation, no path lookup, no fd sweep here.  The listener fd is
+ * close-on-exec (the kernel makes it so), and so is the socket it goes
+ * over. */
+int
+sr_init_exec (struct sr_spawn_ctx *ctx, const char *exe, char *const *env, sr_error **err)
+{
+  int notify_fd = -1;
+
+  if (sr_seccomp_load (ctx->seccomp, &notify_fd, err) < 0)
+    return -1;
+  if (notify_fd >= 0)
+    {
+      if (ctx->listener_msg == NULL)
+        return sr_fail (err, EPROTO, "seccomp: no listener to hand the fd to");
+      if (sr_send_fd (ctx->listener_fd, notify_fd, ctx->listener_msg, ctx->listener_len, err) < 0)
+        return sr_wrap (err, "seccomp listener");
+    }
+  if (sr_capabilities_apply_late (&ctx->caps_late, err) < 0)
+    return -1;
+  execve (exe, ctx->cfg->process->args, env);
+  return sr_fail_exec (err, errno, exe);
 }
 
 /* The process environment: process.env (with HOME from the container's
@@ -435,14 +472,22 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
     return -1;
   if (setup_filesystem (ctx, sync, state_json, err) < 0)
     return -1;
-  if (sr_init_setup_process (ctx, sync, true, err) < 0)
+  if (sr_init_setup_process (ctx, true, err) < 0)
     return -1;
 
+  /* Everything the runtime still has to do happens before the seccomp
+   * filter goes in (sr_init_exec): the PATH walk and the cwd check done as
+   * the container's user, the fds marked, the startContainer hooks run.
+   * The executable stays a checked path, not an fd: execveat of an fd hands
+   * a script's interpreter /dev/fd/N, closed by then (close-on-exec), and
+   * the path is the container's own, in its root. */
   exe = sr_process_find_executable (p, err);
   if (exe == NULL)
     return -1;
   env = build_env (ctx);
   if (sr_fds_cloexec_from (3 + ctx->preserve_fds, err) < 0)
+    return -1;
+  if (ctx->want_notify_fd && sr_init_receive_listener (ctx, sync, err) < 0)
     return -1;
 
   if (sr_sync_send (sync, SR_SYNC_STEP, SR_STEP_READY, NULL, err) < 0)
@@ -459,9 +504,7 @@ init_run (struct sr_spawn_ctx *ctx, int sync, sr_error **err)
   if (run_hooks (ctx->cfg, offsetof (oci_hooks, start_container), "startContainer",
                  state_json, err) < 0)
     return -1;
-
-  execve (exe, p->args, env);
-  return sr_fail_exec (err, errno, exe);
+  return sr_init_exec (ctx, exe, env, err);
 }
 
 void

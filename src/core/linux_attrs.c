@@ -1,6 +1,6 @@
 /* The entry points of linux_attrs.h: each attribute's module called at its
  * step (see the header for the order and why). */
-#include "sandrun/linux_attrs.h"
+#include "core/linux_attrs.h"
 #include "linux_attrs_internal.h"
 
 int

@@ -3,7 +3,7 @@
 
 #include "oci-spec/oci-spec.h"
 #include "sandrun/container.h"
-#include "sandrun/lifecycle.h"
+#include "core/lifecycle.h"
 #include "sandrun/util.h"
 
 /* The record's strings move into the entry: no copies. */

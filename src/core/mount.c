@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "sandrun/log.h"
-#include "sandrun/mountopt.h"
-#include "sandrun/procfs.h"
-#include "sandrun/safepath.h"
+#include "core/mountopt.h"
+#include "util/procfs.h"
+#include "util/safepath.h"
 #include "sandrun/util.h"
 
 /* ---- the primitives ------------------------------------------------------ */

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/mount.h>
 
-#include "sandrun/mountopt.h"
+#include "core/mountopt.h"
 #include "sandrun/util.h"
 
 /* ---- the option table ---------------------------------------------------- */

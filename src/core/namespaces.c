@@ -8,8 +8,8 @@
 #include <unistd.h>
 #include <linux/nsfs.h>
 
-#include "sandrun/namespaces.h"
-#include "sandrun/procfs.h"
+#include "core/namespaces.h"
+#include "util/procfs.h"
 #include "sandrun/util.h"
 
 #ifndef CLONE_NEWTIME

@@ -9,9 +9,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "sandrun/mountopt.h"
-#include "sandrun/rootfs.h"
-#include "sandrun/safepath.h"
+#include "core/mountopt.h"
+#include "core/rootfs.h"
+#include "util/safepath.h"
 #include "sandrun/util.h"
 
 /* Open a listed path; 0 with *fd = -1 when it does not exist (skipped, as

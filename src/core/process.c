@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "sandrun/log.h"
-#include "sandrun/process.h"
-#include "sandrun/procfs.h"
+#include "core/process.h"
+#include "util/procfs.h"
 #include "sandrun/util.h"
 
 #define DEFAULT_PATH                                                           \
@@ -156,7 +156,7 @@ enter_cwd_early (const char *cwd, sr_error **err)
 /* ---- the switch ---------------------------------------------------------- */
 
 int
-sr_process_switch_identity (const oci_process *p, sr_error **err)
+sr_process_switch_identity (const oci_process *p, struct sr_caps_late *late, sr_error **err)
 {
   const char *cwd = p->cwd;
   int cwd_done = 1;
@@ -184,7 +184,7 @@ sr_process_switch_identity (const oci_process *p, sr_error **err)
     return -1;
   if (prctl (PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
     return sr_fail (err, errno, "prctl PR_SET_KEEPCAPS");
-  if (sr_capabilities_apply (p->capabilities, err) < 0)
+  if (sr_capabilities_apply (p->capabilities, late, err) < 0)
     return -1;
 
   umask (p->user.umask.set ? (mode_t) (p->user.umask.value & 07777)

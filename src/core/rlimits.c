@@ -6,8 +6,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "sandrun/process.h"
-#include "sandrun/procfs.h"
+#include "core/process.h"
+#include "util/procfs.h"
 #include "sandrun/util.h"
 
 struct rlimit_name

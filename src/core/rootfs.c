@@ -11,13 +11,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sandrun/cgroup.h"
-#include "sandrun/linux_attrs.h"
+#include "core/cgroup/cgroup.h"
+#include "core/linux_attrs.h"
 #include "sandrun/log.h"
-#include "sandrun/mountopt.h"
-#include "sandrun/procfs.h"
-#include "sandrun/rootfs.h"
-#include "sandrun/safepath.h"
+#include "core/mountopt.h"
+#include "util/procfs.h"
+#include "core/rootfs.h"
+#include "util/safepath.h"
 #include "sandrun/util.h"
 
 /* Where the mounts of the list go. */

@@ -1,5 +1,5 @@
 /* linux.seccomp: compiled to BPF in the parent (or taken from the cache),
- * installed by the init with seccomp(2) as its last setup step. */
+ * installed by the init with seccomp(2) right before execve (sr_init_exec). */
 #include <errno.h>
 #include <linux/seccomp.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "sandrun/log.h"
-#include "sandrun/seccomp.h"
+#include "core/seccomp.h"
 #include "sandrun/util.h"
 #include "seccomp_internal.h"
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "sandrun/log.h"
-#include "sandrun/seccomp.h"
+#include "core/seccomp.h"
 #include "sandrun/util.h"
 #include "seccomp_internal.h"
 

@@ -10,9 +10,10 @@
 #include <yajl/yajl_tree.h>
 
 #include "oci-spec/oci-spec.h"
-#include "sandrun/fdpass.h"
+#include "util/fdpass.h"
 #include "sandrun/jsongen.h"
-#include "sandrun/seccomp.h"
+#include "core/seccomp.h"
+#include "core/sync.h"
 #include "sandrun/util.h"
 
 /* The state is our own document; the bound only guards the recursion. */
@@ -131,6 +132,30 @@ process_state_json (const oci_seccomp *profile, pid_t process_pid,
   return 0;
 }
 
+/* Connect to listenerPath (*sock) and build the message (*msg, *len). */
+static int
+listener_open (const oci_seccomp *profile, pid_t process_pid,
+                          const char *state_json, int *sock, char **msg,
+                          size_t *len, sr_error **err)
+{
+  _cleanup_free_ char *text = NULL;
+
+  *sock = -1;
+  *msg = NULL;
+  if (profile == NULL || profile->listener_path == NULL
+      || profile->listener_path[0] == '\0')
+    return sr_fail (err, 0,
+                    "seccomp: SCMP_ACT_NOTIFY needs a "
+                    "listenerPath");
+  if (process_state_json (profile, process_pid, state_json, &text, len, err) < 0)
+    return -1;
+  *sock = sr_unix_connect (profile->listener_path, err);
+  if (*sock < 0)
+    return sr_wrap (err, "seccomp listener \"%s\"", profile->listener_path);
+  *msg = steal_pointer (&text);
+  return 0;
+}
+
 int
 sr_seccomp_send_to_listener (const oci_seccomp *profile, int notify_fd,
                              pid_t process_pid, const char *state_json,
@@ -140,17 +165,38 @@ sr_seccomp_send_to_listener (const oci_seccomp *profile, int notify_fd,
   _cleanup_close_ int sock = -1;
   size_t len = 0;
 
-  if (profile == NULL || profile->listener_path == NULL
-      || profile->listener_path[0] == '\0')
-    return sr_fail (err, 0,
-                    "seccomp: SCMP_ACT_NOTIFY needs a "
-                    "listenerPath");
-  if (process_state_json (profile, process_pid, state_json, &msg, &len, err) < 0)
+  if (listener_open (profile, process_pid, state_json, &sock, &msg, &len, err) < 0)
     return -1;
-  sock = sr_unix_connect (profile->listener_path, err);
-  if (sock < 0)
-    return sr_wrap (err, "seccomp listener \"%s\"", profile->listener_path);
   if (sr_send_fd (sock, notify_fd, msg, len, err) < 0)
     return sr_wrap (err, "seccomp listener \"%s\"", profile->listener_path);
   return 0;
+}
+
+int
+sr_seccomp_hand_listener (const oci_seccomp *profile, int sync, pid_t process_pid,
+                          const char *state_json, sr_error **err)
+{
+  _cleanup_close_ int sock = -1;
+  _cleanup_free_ char *msg = NULL;
+  size_t len;
+
+  if (listener_open (profile, process_pid, state_json, &sock, &msg, &len, err) < 0)
+    return -1;
+  if (sr_sync_send_fd (sync, SR_FD_SECCOMP_LISTENER, sock, err) < 0)
+    return -1;
+  /* The state can outgrow one sync message (annotations): in pieces, each
+   * DATA message's value saying whether more follow. */
+  for (size_t off = 0;;)
+    {
+      char piece[SR_SYNC_MAX_TEXT + 1];
+      size_t n = len - off < SR_SYNC_MAX_TEXT ? len - off : SR_SYNC_MAX_TEXT;
+
+      memcpy (piece, msg + off, n);
+      piece[n] = '\0';
+      off += n;
+      if (sr_sync_send (sync, SR_SYNC_DATA, off < len, piece, err) < 0)
+        return -1;
+      if (off == len)
+        return 0;
+    }
 }

@@ -11,10 +11,10 @@
 #include <sys/xattr.h>
 
 #include "linux_attrs_internal.h"
-#include "sandrun/linux_attrs.h"
+#include "core/linux_attrs.h"
 #include "sandrun/log.h"
-#include "sandrun/procfs.h"
-#include "sandrun/safepath.h"
+#include "util/procfs.h"
+#include "util/safepath.h"
 #include "sandrun/util.h"
 
 #define SELINUX_MAGIC_ 0xf97cff8c

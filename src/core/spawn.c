@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <linux/sched.h>
 
-#include "sandrun/spawn.h"
+#include "core/spawn.h"
 #include "sandrun/util.h"
 
 #ifndef CLONE_INTO_CGROUP
@@ -23,32 +23,18 @@ hooks_present (const oci_hook_list *l)
   return l != NULL && l->len > 0;
 }
 
-static bool
-seccomp_uses_notify (const oci_seccomp *s)
-{
-  if (s == NULL)
-    return false;
-  if (s->default_action != NULL && strcmp (s->default_action, "SCMP_ACT_NOTIFY") == 0)
-    return true;
-  for (size_t i = 0; i < s->syscalls_len; i++)
-    if (s->syscalls[i].action != NULL
-        && strcmp (s->syscalls[i].action, "SCMP_ACT_NOTIFY") == 0)
-      return true;
-  return false;
-}
-
 void
 sr_spawn_plan_steps (struct sr_spawn_ctx *ctx)
 {
   const oci_hooks *h = ctx->cfg->hooks;
-  const oci_linux *l = ctx->cfg->linux_;
 
   ctx->want_idmap = (ctx->ns.new_flags & CLONE_NEWUSER) != 0;
   ctx->want_timens = ctx->ns.time_offsets;
   ctx->want_hooks = h != NULL && (hooks_present (&h->prestart) || hooks_present (&h->create_runtime));
   ctx->want_state_data = h != NULL && (hooks_present (&h->create_container)
                                        || hooks_present (&h->start_container));
-  ctx->want_notify_fd = ctx->seccomp != NULL && l != NULL && seccomp_uses_notify (l->seccomp);
+  /* The same test as exec's: the filter makes a listener fd exactly then. */
+  ctx->want_notify_fd = sr_seccomp_prog_uses_notify (ctx->seccomp);
   ctx->want_mount_fds = sr_idmap_wanted (ctx->cfg);
 }
 

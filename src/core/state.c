@@ -11,7 +11,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "oci-spec/oci-spec.h"
-#include "sandrun/state.h"
+#include "core/state.h"
 #include "sandrun/util.h"
 
 #define RECORD_FILE "state.json"

@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "sandrun/cgroup_stats.h"
+#include "core/cgroup/cgroup_stats.h"
 #include "sandrun/events.h"
-#include "sandrun/lifecycle.h"
+#include "core/lifecycle.h"
 #include "sandrun/stats.h"
 
 #define NSEC_PER_USEC 1000u

@@ -5,8 +5,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "sandrun/fdpass.h"
-#include "sandrun/sync.h"
+#include "util/fdpass.h"
+#include "core/sync.h"
 #include "sandrun/util.h"
 
 int

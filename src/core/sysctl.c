@@ -5,9 +5,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "sandrun/procfs.h"
-#include "sandrun/rootfs.h"
-#include "sandrun/sysctl.h"
+#include "util/procfs.h"
+#include "core/rootfs.h"
+#include "core/sysctl.h"
 #include "sandrun/util.h"
 
 /* Split a sysctl name into its components: "net.ipv4.ip_forward", or in the

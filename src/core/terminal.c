@@ -16,8 +16,8 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "sandrun/fdpass.h"
-#include "sandrun/terminal.h"
+#include "util/fdpass.h"
+#include "core/terminal.h"
 #include "sandrun/util.h"
 
 #ifndef TIOCGPTPEER

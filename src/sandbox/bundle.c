@@ -129,6 +129,15 @@ stat_workdir (const struct sb_options *o, struct sb_bundle *b, sr_error **err)
     return sr_fail (err, errno, "--workdir \"%s\"", o->workdir);
   if (!S_ISDIR (st.st_mode))
     return sr_fail (err, ENOTDIR, "--workdir \"%s\"", o->workdir);
+  /* What the sandbox writes there lands as the owner's: never as root's
+   * (a set-user-ID file of root's could be made). */
+  if (st.st_uid == 0 || st.st_gid == 0)
+    return sr_fail (
+        err, 0,
+        "--workdir \"%s\" is owned by root: the sandbox writes as "
+        "the directory's owner, never as root; give it a directory "
+        "of an unprivileged user and group",
+        o->workdir);
   b->work_uid = st.st_uid;
   b->work_gid = st.st_gid;
   return 0;

@@ -34,6 +34,7 @@ add_entry (struct sb_files *f, const char *path, const struct stat *st)
   memset (e, 0, sizeof *e);
   e->path = xstrdup (path);
   e->size = (uint64_t) st->st_size;
+  e->disk_bytes = (uint64_t) st->st_blocks * 512;
   e->mtime_ns
       = (int64_t) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
   e->ctime_ns
@@ -188,6 +189,31 @@ sb_files_diff (const char *dir, const struct sb_files *before,
   changes->incomplete = before->incomplete || now.incomplete;
   sb_files_clear (&now);
   return 0;
+}
+
+uint64_t
+sb_files_growth (const char *dir, const struct sb_files *before)
+{
+  struct sb_files now;
+  uint64_t grown = 0;
+  size_t i = 0;
+
+  if (sb_files_snapshot (dir, &now, NULL) < 0)
+    return 0;
+  for (size_t j = 0; j < now.n; j++)
+    {
+      while (i < before->n && strcmp (before->v[i].path, now.v[j].path) < 0)
+        i++;
+      bool had
+          = i < before->n && strcmp (before->v[i].path, now.v[j].path) == 0;
+      if (!had)
+        grown += now.v[j].disk_bytes;
+      else if (!same_file (&before->v[i], &now.v[j])
+               && now.v[j].disk_bytes > before->v[i].disk_bytes)
+        grown += now.v[j].disk_bytes - before->v[i].disk_bytes;
+    }
+  sb_files_clear (&now);
+  return grown;
 }
 
 static int

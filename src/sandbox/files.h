@@ -19,6 +19,7 @@ struct sb_file
 {
   char *path; /* relative to /work */
   uint64_t size;
+  uint64_t disk_bytes; /* allocated (st_blocks) */
   int64_t mtime_ns, ctime_ns;
   ino_t ino;
   mode_t mode;
@@ -41,6 +42,9 @@ int sb_files_diff (const char *dir, const struct sb_files *before,
 /* Copy the created and changed regular files to `to`. */
 int sb_files_collect (const char *dir, const struct sb_files *changes,
                       const char *to, sr_error **err);
+/* The bytes of disk the files created or changed since `before` hold now
+ * (a sparse file counts what it allocates). */
+uint64_t sb_files_growth (const char *dir, const struct sb_files *before);
 void sb_files_clear (struct sb_files *f);
 
 #endif

@@ -142,6 +142,11 @@ limit_message (const struct sb_receipt *r, const char *cmd)
            xasprintf (
                "%s wrote more than its %s output limit on %s and was stopped",
                cmd, sz, r->out->truncated ? "stdout" : "stderr");
+  if (strcmp (l, "disk") == 0 && r->usage.workdir_stopped)
+    return sz = sb_format_size (o->disk),
+           xasprintf ("%s wrote more than its %s disk limit into /work and "
+                      "was stopped",
+                      cmd, sz);
   if (strcmp (l, "disk") == 0)
     return sz = sb_format_size (r->usage.work_full ? o->disk : o->tmp_size),
            xasprintf ("%s filled the %s of %s and further writes failed", cmd,

@@ -24,6 +24,7 @@ struct sb_usage
   uint64_t memory_max_events;
   uint64_t pids_max_events; /* forks refused at the pids limit */
   bool work_full, tmp_full; /* the tmpfs had no room left */
+  bool workdir_stopped; /* a --workdir grew past --disk: the run was stopped */
 };
 
 /* What a kernel session's interpreter said of one execution. */

@@ -40,6 +40,7 @@ struct sb_exec
   int stdin_fd;
   int out_w, err_w;
   bool created;
+  unsigned samples;
   sigset_t old_mask;
   bool masked;
 };
@@ -99,12 +100,23 @@ make_pipes (struct sb_exec *x, sr_error **err)
   return 0;
 }
 
-/* The largest number of processes seen so far. */
-static void
-sample_pids (void *arg)
+/* Every this many samples, the growth of a --workdir is measured. */
+#define WORKDIR_EVERY 2
+
+/* The largest number of processes seen so far; and a --workdir's growth,
+ * which no file system limit bounds: past --disk the run is stopped. */
+static bool
+sample (void *arg)
 {
   struct sb_exec *x = arg;
   sb_stats_sample_pids (x->g, x->b.id, &x->rc.usage);
+  if (x->b.ephemeral_work || ++x->samples % WORKDIR_EVERY != 0)
+    return false;
+  if (sb_files_growth (x->b.work, &x->before) < x->o->disk)
+    return false;
+  x->rc.usage.work_full = true;
+  x->rc.usage.workdir_stopped = true;
+  return true;
 }
 
 static int
@@ -221,13 +233,10 @@ measure (struct sb_exec *x)
   if (!x->b.ephemeral_work && x->o->disk > 0)
     {
       /* A --workdir: the growth of what the run wrote. */
-      uint64_t grown = 0;
-      if (sb_files_diff (x->b.work, &x->before, &x->changes, &err) == 0)
-        for (size_t i = 0; i < x->changes.n; i++)
-          if (strcmp (x->changes.v[i].change, "deleted") != 0)
-            grown += x->changes.v[i].size;
-      if (grown >= x->o->disk)
+      if (sb_files_growth (x->b.work, &x->before) >= x->o->disk)
         x->rc.usage.work_full = true;
+      if (sb_files_diff (x->b.work, &x->before, &x->changes, &err) < 0)
+        sr_log (SR_LOG_WARNING, "sandbox: %s", err->msg);
       return;
     }
   if (sb_files_diff (x->b.work, &x->before, &x->changes, &err) < 0)
@@ -284,7 +293,7 @@ sb_run (const struct sr_globals *g, const struct sb_options *o, int *status,
     .err_w = -1,
   };
 
-  x.sv.sample = sample_pids;
+  x.sv.sample = sample;
   x.sv.sample_arg = &x;
   if (prepare (&x, err) < 0)
     return -1;

@@ -64,8 +64,9 @@ release (struct session_exec *x)
 }
 
 /* The largest number of processes seen (the session's, which counts
- * what earlier executions left running). */
-static void
+ * what earlier executions left running).  Never stops the run: a session's
+ * --workdir growth is not watched (yet). */
+static bool
 sample_pids (void *arg)
 {
   struct session_exec *x = arg;
@@ -78,6 +79,7 @@ sample_pids (void *arg)
       syscall (SYS_pidfd_send_signal, x->sv.pidfd, SIGINT, NULL, 0);
       x->next_interrupt_ms = sr_monotonic_ms () + 250;
     }
+  return false;
 }
 
 static bool

@@ -191,8 +191,14 @@ sb_supervise (struct sb_supervisor *s, struct sb_outcome *res)
       now = sr_monotonic_ms ();
       if (sample_at >= 0 && now >= sample_at)
         {
-          s->sample (s->sample_arg);
-          sample_at = now + SB_SAMPLE_MS;
+          if (s->sample (s->sample_arg))
+            {
+              kill_process (s, SIGKILL);
+              deadline = -1;
+              sample_at = -1;
+            }
+          else
+            sample_at = now + SB_SAMPLE_MS;
         }
       if (over && !res->output_exceeded)
         {

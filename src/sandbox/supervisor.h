@@ -51,8 +51,9 @@ struct sb_supervisor
    * (a kernel session's interpreter gets a KeyboardInterrupt). */
   bool interrupt_first;
   /* Called every SB_SAMPLE_MS while the process runs (the peaks that the
-   * cgroup does not keep, such as the number of processes). */
-  void (*sample) (void *arg);
+   * cgroup does not keep, such as the number of processes, and the limits
+   * that are watched, not enforced by the kernel): true stops the run. */
+  bool (*sample) (void *arg);
   void *sample_arg;
 };
 

@@ -9,7 +9,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sandrun/fdpass.h"
+#include "util/fdpass.h"
 #include "sandrun/util.h"
 
 /* Room for more fds than we expect, so that a peer sending several is seen

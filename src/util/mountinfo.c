@@ -1,7 +1,7 @@
 /* Parsing /proc/PID/mountinfo lines. */
 #include <string.h>
 
-#include "sandrun/mountinfo.h"
+#include "util/mountinfo.h"
 
 /* In place: \ooo (three octal digits, as the kernel's seq_file escapes
  * write them) to the byte. */

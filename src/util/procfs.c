@@ -21,8 +21,8 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "sandrun/procfs.h"
-#include "sandrun/safepath.h"
+#include "util/procfs.h"
+#include "util/safepath.h"
 #include "sandrun/util.h"
 
 #define PROC_ROOT_INO 1

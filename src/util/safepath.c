@@ -20,8 +20,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sandrun/procfs.h"
-#include "sandrun/safepath.h"
+#include "util/procfs.h"
+#include "util/safepath.h"
 #include "sandrun/util.h"
 
 /* The kernel's limit on symlinks followed in one lookup. */

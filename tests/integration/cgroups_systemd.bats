@@ -132,6 +132,15 @@ assert_no_unit_cgroups() {
 
 # --- errors -----------------------------------------------------------------------
 
+@test "systemd driver: the binary does not link libsystemd (it is opened when the driver is used)" {
+	[[ $RUNTIME_NAME == sandrun* ]] || skip "a property of sandrun's binary"
+	# Linked, it and the libraries it needs would be mapped and constructed by
+	# every sandrun process (twice per start, with the re-execution).
+	run ldd "$RUNTIME"
+	[ "$status" -eq 0 ]
+	! grep -q libsystemd <<<"$output" || fail "linked: $output"
+}
+
 @test "systemd driver: no system bus: one clear error, nothing left" {
 	requires_systemd_driver
 	run --separate-stderr runtime_stdout_to_file --systemd-cgroup create -b "$BUNDLE" "$CID"

@@ -203,6 +203,42 @@ userns_mappings='.linux.uidMappings = [{"containerID": 0, "hostID": 100000, "siz
 	assert_no_leftovers
 }
 
+# run_in_private_mntns: `run` the bundle with $RUNTIME inside a private mount
+# namespace of the test's own (never the host's: a runtime that set up the
+# rootfs there would replace its root), and report from inside it what the
+# run left of the caller's mount namespace.
+run_in_private_mntns() {
+	run --separate-stderr unshare -m --propagation private -- sh -c '
+		before=$(cat /proc/self/mountinfo)
+		timeout 60 "$1" --root "$2" run -b "$3" "$4" </dev/null; echo "status $?"
+		echo "root $(stat -c %d:%i /)"
+		[ "$(cat /proc/self/mountinfo)" = "$before" ] && echo "mounts unchanged"
+		[ -x "$1" ] && echo "runtime reachable"' _ "$RUNTIME" "$ROOT" "$BUNDLE" "$CID"
+}
+
+@test "mount namespace: a config without a new one is refused at once (one line, exit 1), the caller's mounts untouched" {
+	local expected
+	expected="status 1
+root $(stat -c %d:%i /)
+mounts unchanged
+runtime reachable"
+	update_config '.linux.namespaces |= map(select(.type != "mount"))'
+	run_in_private_mntns
+	assert_success
+	assert_output_equals "$expected"
+	assert_one_error_line "sandrun: run \"$CID\": linux.namespaces: a mount namespace is required" \
+		"never changes the mount table of a namespace it did not create"
+	assert_no_leftovers
+
+	# Joining one by path is refused alike: it is not sandrun's either.
+	update_config '.linux.namespaces += [{"type": "mount", "path": "/proc/self/ns/mnt"}]'
+	run_in_private_mntns
+	assert_success
+	assert_output_equals "$expected"
+	assert_one_error_line "joining the mount namespace \"/proc/self/ns/mnt\" is not supported"
+	assert_no_leftovers
+}
+
 @test "sysctl: an ipc value without an ipc namespace of its own is refused" {
 	update_config '.linux.namespaces |= map(select(.type != "ipc"))
 		| .linux.sysctl = {"kernel.msgmax": "4242"}'

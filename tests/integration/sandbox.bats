@@ -180,3 +180,18 @@ while True: sys.stdout.write("x" * 4096)'
 	assert_success
 	assert_sandbox_gone
 }
+
+@test "sandbox: a root-owned --workdir is refused; a --workdir growing past --disk is stopped" {
+	local wd=$BATS_TEST_TMPDIR/wd
+	mkdir "$wd"
+	chmod o+x "$BATS_TEST_TMPDIR"
+	run --separate-stderr runtime sandbox --workdir "$wd" -- true
+	[[ $status -eq 125 ]] || fail "status $status"
+	assert_one_error_line root
+	chown 4321:4321 "$wd"
+	run sandbox --workdir "$wd" --disk 4M --file-size 1G -- sh -c 'while :; do cat /usr/bin/* > big 2>/dev/null; cp big big2; done'
+	[[ $status -eq 137 ]] || fail "status $status"
+	[[ $(receipt .limit_exceeded) == disk ]] || fail "$(receipt .message)"
+	[[ $(receipt .message) == *"4 MiB disk limit"* ]] || fail "$(receipt .message)"
+	assert_sandbox_gone
+}

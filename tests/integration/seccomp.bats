@@ -48,9 +48,9 @@ deny_profile() {
 		--arg a "$1" --arg e "${2:-}"
 }
 
-# allow_list: the JSON list of syscalls the runtime's init needs once the
-# filter is loaded, and busybox and the probe's static libc need (getpgid,
-# getpgrp, sched_yield are not in it).
+# allow_list: the JSON list of syscalls busybox and the probe's static libc
+# need (getpgid, getpgrp, sched_yield are not in it); the runtime itself
+# needs only execve once the filter is loaded.
 allow_list() {
 	# One jq for the whole list (json_array runs one per name).
 	printf '%s\n' read write readv writev open openat close close_range fstat newfstatat \
@@ -497,6 +497,21 @@ hangup"
 		'[$v, ["seccompFd"], "sandrun-test meta", $v, $id, "creating", $pid, $b]')"
 }
 
+@test "seccomp: SCMP_ACT_NOTIFY: a container state larger than one sync message (annotations) reaches the listener whole" {
+	start_listener 777
+	notify_profile
+	local big
+	big=$(head -c 30000 /dev/zero | tr '\0' x)
+	update_config --arg v "$big" '.annotations = {"org.test.big": $v, "org.test.small": "s"}'
+	run_probe 110
+	assert_success
+	output=$raw_output
+	assert_output_equals "110: ok 777"
+	jq -e --arg v "$big" '.state.annotations["org.test.big"] == $v and .state.annotations["org.test.small"] == "s"
+		and .fds == ["seccompFd"]' "$LISTENER_STATE" >/dev/null ||
+		fail "the listener's state: $(head -c 300 "$LISTENER_STATE")"
+}
+
 @test "seccomp: SCMP_ACT_NOTIFY with noNewPrivileges false and the flags TSYNC and WAIT_KILLABLE_RECV" {
 	start_listener 777
 	notify_profile
@@ -721,4 +736,174 @@ ls cat work
 41: errno 38
 135: errno 38
 135: ok$i386_expected"
+}
+
+# --- the filter goes in last (issue #11) -------------------------------------------------
+#
+# The runtime finds the executable (the PATH walk: faccessat2, newfstatat),
+# checks the cwd (getcwd), marks fds (close_range), runs startContainer hooks
+# and hands over the listener before the filter goes in; after it only
+# execve, and capset without noNewPrivileges.  The process is the probe,
+# found through PATH (a missing directory first), under two profiles:
+#   deny:  default ALLOW; ERRNO for all the runtime used to call after the load
+#   allow: default ERRNO; ALLOW for execve, the probe's static libc and pause
+#          (plus capset without noNewPrivileges: runc drops the capabilities
+#          after the load too)
+
+# late_profile deny|allow ERRNO NNP: .linux.seccomp and noNewPrivileges.
+late_profile() {
+	local names
+	if [[ $1 == deny ]]; then
+		names=$(printf '%s\n' faccessat2 faccessat access getcwd close_range newfstatat stat lstat \
+			fstat statx open openat openat2 close fcntl poll ppoll select pselect6 read readv \
+			recvmsg recvfrom sendmsg sendto getdents64 chdir fchdir clone clone3 fork vfork \
+			wait4 waitid prctl setresuid setresgid setgroups readlink readlinkat execveat ioctl \
+			dup dup2 dup3 lseek rt_sigaction rt_sigprocmask getpgid | jq -Rcs 'split("\n")[:-1]')
+		seccomp '{defaultAction: "SCMP_ACT_ALLOW",
+			syscalls: [{names: $n, action: "SCMP_ACT_ERRNO", errnoRet: ($e | tonumber)}]}' \
+			--argjson n "$names" --arg e "$2"
+	else
+		names=$(printf '%s\n' execve arch_prctl brk mmap munmap mprotect write exit exit_group \
+			set_tid_address set_robust_list rseq prlimit64 getrandom pause \
+			$([[ $3 == true ]] || echo capset) | jq -Rcs 'split("\n")[:-1]')
+		seccomp '{defaultAction: "SCMP_ACT_ERRNO", defaultErrnoRet: ($e | tonumber),
+			syscalls: [{names: $n, action: "SCMP_ACT_ALLOW"}]}' --argjson n "$names" --arg e "$2"
+	fi
+	update_config --argjson n "$3" '.process.noNewPrivileges = $n'
+}
+
+# late_setup: the probe in /usr/local/bin only, PATH with a missing directory
+# first, and a cwd that is not /.
+late_setup() {
+	mkdir -p "$BUNDLE/rootfs/usr/local/bin" "$BUNDLE/rootfs/work"
+	cp "$BUNDLE/rootfs/seccomp_probe" "$BUNDLE/rootfs/usr/local/bin/seccomp_probe"
+	update_config '.process.env = (.process.env | map(select(startswith("PATH=") | not)))
+		+ ["PATH=/no-such-dir:/usr/local/bin:/usr/bin:/bin"] | .process.cwd = "/work"'
+}
+
+# late_check PROFILE ERRNO NNP WHAT: the probe ran (in `run`, create/start
+# and exec) and its getpgid failed with ERRNO: the filter was in force.
+late_check() {
+	local profile=$1 e=$2 nnp=$3 what="$1 profile, errno $2, noNewPrivileges $3" id
+	late_profile "$profile" "$e" "$nnp"
+
+	set_args seccomp_probe 121,0
+	run_fresh
+	[[ $status -eq 0 && $output == "121: errno $e" ]] || fail "run, $what: status $status: $output"
+
+	RUN_N=$((RUN_N + 1))
+	id=$CID-$RUN_N
+	create_container "$id"
+	[[ $status -eq 0 ]] || fail "create, $what: $output"
+	runtime start "$id" || fail "start, $what: $(cat "$(ct_out "$id")")"
+	wait_status "$id" stopped 600 || fail "create/start, $what: $(cat "$(ct_out "$id")")"
+	[[ $(cat "$(ct_out "$id")") == "121: errno $e" ]] || fail "create/start, $what: $(cat "$(ct_out "$id")")"
+	runtime delete "$id" || fail "delete $id"
+
+	RUN_N=$((RUN_N + 1))
+	id=$CID-$RUN_N
+	set_args seccomp_probe 34 # pause: the container's process stays
+	create_container "$id"
+	[[ $status -eq 0 ]] || fail "create (for exec), $what: $output"
+	runtime start "$id" || fail "start (for exec), $what: $(cat "$(ct_out "$id")")"
+	wait_status "$id" running 600 || fail "start (for exec), $what"
+	run runtime exec "$id" seccomp_probe 121,0
+	[[ $status -eq 0 && $output == "121: errno $e" ]] || fail "exec, $what: status $status: $output"
+	runtime delete -f "$id" || fail "delete -f $id"
+}
+
+@test "seccomp late: a profile denying what the runtime used to call after the load (faccessat2, getcwd, close_range, newfstatat...): run, create/start, exec" {
+	late_setup
+	local e nnp
+	for e in 38 1 6; do # ENOSYS EPERM ENXIO
+		for nnp in true false; do
+			late_check deny "$e" "$nnp"
+		done
+	done
+	assert_no_leftovers "$CID-1"
+}
+
+@test "seccomp late: a profile allowing only execve and the probe's own calls (capset without noNewPrivileges): run, create/start, exec" {
+	late_setup
+	local e nnp
+	for e in 38 1 6; do
+		for nnp in true false; do
+			late_check allow "$e" "$nnp"
+		done
+	done
+	assert_no_leftovers "$CID-1"
+}
+
+@test "seccomp late: a startContainer hook runs before the filter, in run and create/start, with both profiles" {
+	late_setup
+	update_config '.root.readonly = false'
+	local profile nnp id
+	for profile in deny allow; do
+		for nnp in true false; do
+			late_profile "$profile" 1 "$nnp"
+			update_config '.hooks = {startContainer: [{path: "/bin/sh",
+				args: ["sh", "-c", "cd / && pwd > /hook-ran && ls /usr/local/bin >> /hook-ran"]}]}'
+			set_args seccomp_probe 121,0
+			rm -f "$BUNDLE/rootfs/hook-ran"
+			run_fresh
+			[[ $status -eq 0 && $output == "121: errno 1" ]] || fail "run, $profile, $nnp: status $status: $output"
+			[[ $(cat "$BUNDLE/rootfs/hook-ran") == $'/\nseccomp_probe' ]] ||
+				fail "run, $profile, $nnp: the hook did not run unfiltered: $(cat "$BUNDLE/rootfs/hook-ran")"
+
+			rm -f "$BUNDLE/rootfs/hook-ran"
+			RUN_N=$((RUN_N + 1))
+			id=$CID-$RUN_N
+			create_container "$id"
+			[[ $status -eq 0 ]] || fail "create, $profile, $nnp: $output"
+			[[ ! -e $BUNDLE/rootfs/hook-ran ]] || fail "the startContainer hook ran at create"
+			runtime start "$id" || fail "start, $profile, $nnp: $(cat "$(ct_out "$id")")"
+			wait_status "$id" stopped 600 || fail "create/start, $profile, $nnp"
+			[[ $(cat "$(ct_out "$id")") == "121: errno 1" ]] || fail "create/start, $profile, $nnp: $(cat "$(ct_out "$id")")"
+			[[ $(cat "$BUNDLE/rootfs/hook-ran") == $'/\nseccomp_probe' ]] ||
+				fail "create/start, $profile, $nnp: $(cat "$BUNDLE/rootfs/hook-ran")"
+			runtime delete "$id" || fail "delete $id"
+		done
+	done
+}
+
+@test "seccomp late: with SCMP_ACT_NOTIFY the only call after the load besides execve is the fd's sendmsg (run, create/start, exec)" {
+	start_listener 777
+	late_setup
+	local names id
+	names=$(printf '%s\n' execve arch_prctl brk mmap munmap mprotect write exit exit_group \
+		set_tid_address set_robust_list rseq prlimit64 getrandom pause sendmsg | jq -Rcs 'split("\n")[:-1]')
+	seccomp '{defaultAction: "SCMP_ACT_ERRNO", defaultErrnoRet: 6, listenerPath: $p,
+		syscalls: [{names: $n, action: "SCMP_ACT_ALLOW"}, {names: ["getppid"], action: "SCMP_ACT_NOTIFY"}]}' \
+		--argjson n "$names" --arg p "$LISTENER_SOCK"
+	update_config '.process.noNewPrivileges = true'
+	set_args seccomp_probe 110 121,0
+	run_fresh
+	output=$raw_output
+	[[ $status -eq 0 && $output == $'110: ok 777\n121: errno 6' ]] || fail "run: status $status: $output"
+
+	stop_listener # it takes one connection
+	start_listener 777
+	RUN_N=$((RUN_N + 1))
+	id=$CID-$RUN_N
+	create_container "$id"
+	[[ $status -eq 0 ]] || fail "create: $output"
+	runtime start "$id" || fail "start: $(cat "$(ct_out "$id")")"
+	wait_status "$id" stopped 600 || fail "create/start"
+	[[ $(cat "$(ct_out "$id")") == $'110: ok 777\n121: errno 6' ]] || fail "create/start: $(cat "$(ct_out "$id")")"
+	runtime delete "$id" || fail "delete $id"
+
+	stop_listener
+	start_listener 777
+	RUN_N=$((RUN_N + 1))
+	id=$CID-$RUN_N
+	set_args seccomp_probe 34
+	create_container "$id"
+	[[ $status -eq 0 ]] || fail "create (for exec): $output"
+	runtime start "$id" || fail "start (for exec)"
+	wait_status "$id" running 600 || fail "start (for exec)"
+	stop_listener
+	start_listener 777
+	run runtime exec "$id" seccomp_probe 110 121,0
+	[[ $status -eq 0 && $output == $'110: ok 777\n121: errno 6' ]] || fail "exec: status $status: $output"
+	runtime delete -f "$id" || fail "delete -f $id"
 }

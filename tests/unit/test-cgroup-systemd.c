@@ -5,7 +5,7 @@
 
 #include "../../src/core/cgroup/internal.h"
 #include "oci-spec/oci-spec.h"
-#include "sandrun/cgroup_systemd.h"
+#include "core/cgroup/cgroup_systemd.h"
 #include "sandrun/util.h"
 #include "unit.h"
 

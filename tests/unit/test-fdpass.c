@@ -8,8 +8,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sandrun/fdpass.h"
-#include "sandrun/safepath.h"
+#include "util/fdpass.h"
+#include "util/safepath.h"
 #include "sandrun/util.h"
 #include "unit.h"
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "sandrun/error.h"
-#include "sandrun/hooks.h"
+#include "core/hooks.h"
 #include "sandrun/util.h"
 #include "unit.h"
 

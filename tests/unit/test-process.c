@@ -17,9 +17,9 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "sandrun/fdpass.h"
-#include "sandrun/process.h"
-#include "sandrun/terminal.h"
+#include "util/fdpass.h"
+#include "core/process.h"
+#include "core/terminal.h"
 #include "sandrun/util.h"
 #include "unit.h"
 
@@ -212,7 +212,7 @@ child_rlimits (void *arg)
 
   /* Without CAP_SYS_RESOURCE the hard limit cannot go back up. */
   no_resource.effective = no_resource.permitted = keep;
-  EXPECT (sr_capabilities_apply (&no_resource, &e) == 0, "drop caps: %s",
+  EXPECT (sr_capabilities_apply (&no_resource, NULL, &e) == 0, "drop caps: %s",
           e ? e->msg : "");
   p.rlimits = &raise;
   EXPECT (sr_rlimits_apply (&p, &e) < 0 && e->errnum == EPERM
@@ -281,7 +281,7 @@ test_cap_errors (void)
   _cleanup_error_ sr_error *e = NULL;
 
   /* Fails before touching the process. */
-  CHECK (sr_capabilities_apply (&bad, &e) < 0
+  CHECK (sr_capabilities_apply (&bad, NULL, &e) < 0
              && msg_has (e, "capabilities.bounding: \"cap_kill\" is "
                             "not a capability name"),
          "a malformed capability name is an error");
@@ -301,7 +301,7 @@ child_ambient_not_inheritable (void *arg)
                             .ambient = net };
   _cleanup_error_ sr_error *e = NULL;
 
-  EXPECT (sr_capabilities_apply (&caps, &e) == 0, "apply: %s", e ? e->msg : "");
+  EXPECT (sr_capabilities_apply (&caps, NULL, &e) == 0, "apply: %s", e ? e->msg : "");
   EXPECT (status_caps ("CapPrm") == BIT (10), "CapPrm");
   EXPECT (status_caps ("CapInh") == 0, "CapInh");
   EXPECT (status_caps ("CapAmb") == 0, "CapAmb");
@@ -338,7 +338,7 @@ child_identity (void *arg)
   p.user.additional_gids_len = 2;
   p.user.umask.set = true;
   p.user.umask.value = 027;
-  if (sr_process_switch_identity (&p, &e) < 0)
+  if (sr_process_switch_identity (&p, NULL, &e) < 0)
     {
       EXPECT (false, "switch: %s", e->msg);
       return;
@@ -369,7 +369,7 @@ child_no_caps (void *arg)
   _cleanup_error_ sr_error *e = NULL;
   mode_t mask;
 
-  EXPECT (sr_process_switch_identity (&p, &e) == 0, "switch: %s",
+  EXPECT (sr_process_switch_identity (&p, NULL, &e) == 0, "switch: %s",
           e ? e->msg : "");
   EXPECT (status_caps ("CapBnd") == 0 && status_caps ("CapPrm") == 0
               && status_caps ("CapEff") == 0 && status_caps ("CapInh") == 0
@@ -377,6 +377,37 @@ child_no_caps (void *arg)
           "all sets empty");
   mask = umask (0);
   EXPECT (mask == 0022, "default umask %o", (unsigned) mask);
+}
+
+/* Kept for a seccomp load without no_new_privs: CAP_SYS_ADMIN effective
+ * and permitted, in no set an execve passes on, until the late capset. */
+static void
+child_keep_admin (void *arg)
+{
+  char *kill_[] = { "CAP_KILL", NULL };
+  char *none[] = { NULL };
+  oci_capabilities caps = { .bounding = kill_, .effective = kill_, .permitted = kill_,
+                            .inheritable = none, .ambient = none };
+  oci_process p = { .cwd = "/", .capabilities = &caps };
+  struct sr_caps_late late;
+  _cleanup_error_ sr_error *e = NULL;
+
+  p.user.uid = 1000;
+  p.user.gid = 1000;
+  if (sr_process_switch_identity (&p, &late, &e) < 0)
+    {
+      EXPECT (false, "switch: %s", e->msg);
+      return;
+    }
+  EXPECT (late.pending, "CAP_SYS_ADMIN kept");
+  EXPECT (status_caps ("CapEff") == (BIT (5) | BIT (21)), "CapEff before");
+  EXPECT (status_caps ("CapPrm") == (BIT (5) | BIT (21)), "CapPrm before");
+  EXPECT (status_caps ("CapBnd") == BIT (5) && status_caps ("CapInh") == 0
+              && status_caps ("CapAmb") == 0,
+          "bounding, inheritable, ambient exact before");
+  EXPECT (sr_capabilities_apply_late (&late, &e) == 0, "late: %s", e ? e->msg : "");
+  EXPECT (status_caps ("CapEff") == BIT (5) && status_caps ("CapPrm") == BIT (5),
+          "CAP_SYS_ADMIN gone after");
 }
 
 static void
@@ -400,10 +431,10 @@ child_bad_cwd (void *arg)
   _cleanup_error_ sr_error *e1 = NULL;
   _cleanup_error_ sr_error *e2 = NULL;
 
-  EXPECT (sr_process_switch_identity (&nope, &e1) < 0
+  EXPECT (sr_process_switch_identity (&nope, NULL, &e1) < 0
               && msg_has (e1, "chdir \"/nope\": No such file or directory"),
           "missing cwd");
-  EXPECT (sr_process_switch_identity (&rel, &e2) < 0
+  EXPECT (sr_process_switch_identity (&rel, NULL, &e2) < 0
               && msg_has (e2, "not an absolute path"),
           "relative cwd");
 }
@@ -427,13 +458,13 @@ child_setgroups_denied (void *arg)
   write_file ("/proc/self/gid_map", "0 0 1", 0644);
   p.user.additional_gids = gids;
   p.user.additional_gids_len = 1;
-  EXPECT (sr_process_switch_identity (&p, &e) < 0
+  EXPECT (sr_process_switch_identity (&p, NULL, &e) < 0
               && msg_has (e, "setgroups [0] (setgroups is denied in this "
                              "user namespace): Operation not permitted"),
           "groups asked for where setgroups is denied");
   p.user.additional_gids_len = 0;
   sr_error_freep (&e);
-  EXPECT (sr_process_switch_identity (&p, &e) == 0, "no groups: %s",
+  EXPECT (sr_process_switch_identity (&p, NULL, &e) == 0, "no groups: %s",
           e ? e->msg : "");
 }
 
@@ -463,6 +494,8 @@ test_identity (void)
          "NULL capabilities: every set empty, umask 0022");
   CHECK (in_child (child_ambient_not_inheritable, NULL) == 0,
          "an ambient capability that is not inheritable is not raised");
+  CHECK (in_child (child_keep_admin, NULL) == 0,
+         "CAP_SYS_ADMIN kept for a late seccomp load, dropped by one capset");
   CHECK (in_child (child_no_new_privs, NULL) == 0, "noNewPrivileges");
   CHECK (in_child (child_setgroups_denied, NULL) == 0,
          "setgroups denied in a user namespace");

@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sandrun/procfs.h"
-#include "sandrun/safepath.h"
+#include "util/procfs.h"
+#include "util/safepath.h"
 #include "sandrun/util.h"
 #include "unit.h"
 

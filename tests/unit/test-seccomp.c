@@ -20,8 +20,8 @@
 
 #include "core/seccomp_internal.h"
 #include "oci-spec/oci-spec.h"
-#include "sandrun/fdpass.h"
-#include "sandrun/seccomp.h"
+#include "util/fdpass.h"
+#include "core/seccomp.h"
 #include "sandrun/util.h"
 #include "unit.h"
 

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "../../src/core/linux_attrs_internal.h"
-#include "sandrun/linux_attrs.h"
-#include "sandrun/mountopt.h"
+#include "core/linux_attrs.h"
+#include "core/mountopt.h"
 #include "sandrun/util.h"
 #include "unit.h"
 

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "oci-spec/oci-spec.h"
-#include "sandrun/state.h"
-#include "sandrun/sync.h"
+#include "core/state.h"
+#include "core/sync.h"
 #include "sandrun/util.h"
 #include "unit.h"
 
@@ -131,9 +131,9 @@ test_sync (void)
   sr_error_freep (&err);
 
   int devnull = open ("/dev/null", O_RDONLY | O_CLOEXEC);
-  CHECK (sr_sync_send_fd (sv[0], SR_FD_SECCOMP_NOTIFY, devnull, &err) == 0, "send an fd");
+  CHECK (sr_sync_send_fd (sv[0], SR_FD_SECCOMP_LISTENER, devnull, &err) == 0, "send an fd");
   CHECK (sr_sync_recv (sv[1], &msg, &err) == 0 && msg.hdr.type == SR_SYNC_FD
-             && msg.hdr.value == SR_FD_SECCOMP_NOTIFY && msg.fd >= 0 && msg.fd != devnull,
+             && msg.hdr.value == SR_FD_SECCOMP_LISTENER && msg.fd >= 0 && msg.fd != devnull,
          "it arrives with its kind");
   sr_close (msg.fd);
   sr_close (devnull);

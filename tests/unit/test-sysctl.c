@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sandrun/sysctl.h"
+#include "core/sysctl.h"
 #include "sandrun/util.h"
 #include "unit.h"
 

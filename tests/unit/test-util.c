@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "sandrun/error.h"
-#include "sandrun/mountinfo.h"
+#include "util/mountinfo.h"
 #include "sandrun/util.h"
 #include "unit.h"
 

@@ -1,7 +1,7 @@
 /* Which driver makes a container's cgroup: cgroupfs directly (cgroup.c) or
  * a systemd transient unit (systemd.c). */
-#include "sandrun/cgroup.h"
-#include "sandrun/cgroup_systemd.h"
+#include "core/cgroup/cgroup.h"
+#include "core/cgroup/cgroup_systemd.h"
 
 char *
 sr_cgroup_plan (const struct sr_cgroup_spec *spec, sr_error **err)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "sandrun/mountinfo.h"
+#include "util/mountinfo.h"
 #include "sandrun/util.h"
 
 #define CGROUP_ROOT "/sys/fs/cgroup"

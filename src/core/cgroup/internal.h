@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "sandrun/cgroup.h"
+#include "core/cgroup/cgroup.h"
 #include "sandrun/error.h"
 
 /* Resource families.  SR_CG_BLKIO stands for v1 "blkio" and v2 "io". */
@@ -93,6 +93,8 @@ int sr_cg_systemd_apply (const sr_cgroup *cg, const oci_resources *res,
 /* sr_cgroup_destroy: stop the unit (best effort: warns). */
 void sr_cg_systemd_stop (const sr_cgroup *cg);
 void sr_cg_systemd_free (struct sr_cg_systemd *sd);
+/* systemd_dl.c: load libsystemd (once); an error says why it cannot be. */
+int sr_sd_bus_load (sr_error **err);
 
 /* ---- path.c: pure path handling ---------------------------------------- */
 

@@ -9,11 +9,11 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "sandrun/cgroup.h"
-#include "sandrun/mountinfo.h"
-#include "sandrun/mountopt.h"
-#include "sandrun/procfs.h"
-#include "sandrun/safepath.h"
+#include "core/cgroup/cgroup.h"
+#include "util/mountinfo.h"
+#include "core/mountopt.h"
+#include "util/procfs.h"
+#include "util/safepath.h"
 #include "sandrun/util.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -22,9 +22,13 @@
 
 #define HOST_CGROUP_ROOT "/sys/fs/cgroup"
 
-/* "ID:controllers:path" of /proc/self/cgroup for a hierarchy; its path. */
+/* The line of /proc/self/cgroup ("ID:controllers:path") whose controllers
+ * `match`: its path, or with `want_ctrls` its controllers; malloc'd, NULL
+ * when no line matches. */
 static char *
-own_cgroup_path (const char *self_cgroup, const char *controllers)
+find_self_cgroup (const char *self_cgroup,
+                  bool (*match) (const char *ctrls, const char *arg),
+                  const char *arg, bool want_ctrls)
 {
   _cleanup_free_ char *copy = xstrdup (self_cgroup);
   char *save = NULL;
@@ -37,10 +41,24 @@ own_cgroup_path (const char *self_cgroup, const char *controllers)
       if (p == NULL)
         continue;
       *p = '\0';
-      if (strcmp (c + 1, controllers) == 0)
-        return xstrdup (p + 1);
+      if (match (c + 1, arg))
+        return xstrdup (want_ctrls ? c + 1 : p + 1);
     }
   return NULL;
+}
+
+static bool
+same_controllers (const char *ctrls, const char *want)
+{
+  return strcmp (ctrls, want) == 0;
+}
+
+/* The path of this process's cgroup in the hierarchy of `controllers` (""
+ * for cgroup2). */
+static char *
+own_cgroup_path (const char *self_cgroup, const char *controllers)
+{
+  return find_self_cgroup (self_cgroup, same_controllers, controllers, false);
 }
 
 static int
@@ -82,6 +100,20 @@ mount_cgroup2 (const struct sr_cgroup_mounter *mt, const char *dest,
   return mt->bind_host (mt->env, dest, src, &bind, err);
 }
 
+/* Every controller of `ctrls` (a v1 line's, not empty) is among the
+ * mount options `superopts`. */
+static bool
+ctrls_in_opts (const char *ctrls, const char *superopts)
+{
+  _cleanup_free_ char *copy = xstrdup (ctrls);
+  char *save = NULL;
+  bool all = *ctrls != '\0';
+  for (char *k = strtok_r (copy, ",", &save); k && all;
+       k = strtok_r (NULL, ",", &save))
+    all = sr_mountinfo_has_opt (superopts, k);
+  return all;
+}
+
 /* The /proc/self/cgroup controller field of a v1 hierarchy mounted with
  * `superopts` ("rw,cpu,cpuacct" -> "cpu,cpuacct", "rw,name=systemd" ->
  * "name=systemd"): the line of /proc/self/cgroup whose every controller
@@ -89,27 +121,7 @@ mount_cgroup2 (const struct sr_cgroup_mounter *mt, const char *dest,
 static char *
 v1_controllers (const char *self_cgroup, const char *superopts)
 {
-  _cleanup_free_ char *copy = xstrdup (self_cgroup);
-  char *save = NULL;
-
-  for (char *l = strtok_r (copy, "\n", &save); l;
-       l = strtok_r (NULL, "\n", &save))
-    {
-      char *c = strchr (l, ':');
-      char *p = c ? strchr (c + 1, ':') : NULL;
-      bool all = true;
-      if (p == NULL || p == c + 1)
-        continue;
-      *p = '\0';
-      _cleanup_free_ char *ctrls = xstrdup (c + 1);
-      char *s2 = NULL;
-      for (char *k = strtok_r (ctrls, ",", &s2); k;
-           k = strtok_r (NULL, ",", &s2))
-        all = all && sr_mountinfo_has_opt (superopts, k);
-      if (all)
-        return xstrdup (c + 1);
-    }
-  return NULL;
+  return find_self_cgroup (self_cgroup, ctrls_in_opts, superopts, true);
 }
 
 /* A co-mounted hierarchy "cpu,cpuacct" also answers to "cpu" and

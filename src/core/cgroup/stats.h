@@ -3,7 +3,7 @@
 #define SANDRUN_CGROUP_STATS_INTERNAL_H
 
 #include "internal.h"
-#include "sandrun/cgroup_stats.h"
+#include "core/cgroup/cgroup_stats.h"
 
 /* A cgroup file that may be missing (an older kernel, a controller that is
  * not there): 1 with *out when read, 0 when it does not exist. */

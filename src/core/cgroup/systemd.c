@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "sandrun/cgroup_systemd.h"
+#include "core/cgroup/cgroup_systemd.h"
 #include "sandrun/log.h"
 #include "sandrun/util.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "sandrun/cgroup_systemd.h"
+#include "core/cgroup/cgroup_systemd.h"
 #include "sandrun/log.h"
 #include "sandrun/util.h"
 
@@ -39,6 +39,8 @@ int
 sr_sd_bus_open (sr_sd_bus **out, sr_error **err)
 {
   sd_bus *bus = NULL;
+  if (sr_sd_bus_load (err) < 0)
+    return -1;
   /* The system bus, or DBUS_SYSTEM_BUS_ADDRESS. */
   int r = sd_bus_open_system (&bus);
   if (r < 0)

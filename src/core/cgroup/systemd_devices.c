@@ -13,7 +13,7 @@
 
 #include "devices.h"
 #include "internal.h"
-#include "sandrun/cgroup_systemd.h"
+#include "core/cgroup/cgroup_systemd.h"
 #include "sandrun/util.h"
 
 struct allow_list

@@ -9,7 +9,7 @@
 
 #include "internal.h"
 #include "../linux_attrs_internal.h"
-#include "sandrun/cgroup_systemd.h"
+#include "core/cgroup/cgroup_systemd.h"
 #include "sandrun/util.h"
 
 /* The kernel's default CFS period, the same on v1 and v2. */

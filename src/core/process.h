@@ -7,9 +7,22 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "oci-spec/types.h"
 #include "sandrun/error.h"
+
+/* The capability sets a process ends with when it keeps CAP_SYS_ADMIN a
+ * little longer, to load its seccomp filter without no_new_privs: the
+ * filter goes in as late as possible, and the sets are applied right after
+ * (sr_capabilities_apply_late).  pending: CAP_SYS_ADMIN was kept. */
+struct sr_caps_late
+{
+  bool pending;
+  uint64_t effective;
+  uint64_t permitted;
+  uint64_t inheritable;
+};
 
 int sr_rlimits_apply (const oci_process *p, sr_error **err);
 
@@ -28,8 +41,11 @@ int sr_oom_score_adj_apply (const oci_process *p, sr_error **err);
  * stdio that is not /dev/null or a regular file (runc's
  * fixStdioPermissions), so the process can reopen its tty or /dev/stdout.
  * setgroups is skipped in a user namespace where it is denied and no
- * additionalGids are configured. */
-int sr_process_switch_identity (const oci_process *p, sr_error **err);
+ * additionalGids are configured.  With `late`, CAP_SYS_ADMIN stays
+ * effective and permitted for a seccomp filter loaded later; *late says
+ * what to apply after it. */
+int sr_process_switch_identity (const oci_process *p, struct sr_caps_late *late,
+                                sr_error **err);
 
 /* Capabilities alone (also used by exec); "CAP_SYS_ADMIN" -> value, -1 when
  * unknown to this kernel.  In a config, a well-formed name the kernel does
@@ -42,7 +58,12 @@ int sr_cap_from_name (const char *name);
 /* The i-th capability name this runtime knows (capability number i), NULL
  * past the end (for `sandrun features`). */
 const char *sr_cap_name_at (size_t i);
-int sr_capabilities_apply (const oci_capabilities *caps, sr_error **err);
+int sr_capabilities_apply (const oci_capabilities *caps, struct sr_caps_late *late,
+                           sr_error **err);
+/* The second half of sr_capabilities_apply with a `late`: one capset, no
+ * allocation, no lookup, so that it works under any seccomp filter that
+ * allows capset.  Nothing to do when nothing was kept. */
+int sr_capabilities_apply_late (const struct sr_caps_late *late, sr_error **err);
 /* Drop from the bounding set everything not in `bounding`. */
 int sr_capabilities_drop_bounding (const oci_capabilities *caps,
                                    sr_error **err);

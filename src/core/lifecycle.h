@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "sandrun/cgroup.h"
+#include "core/cgroup/cgroup.h"
 #include "sandrun/container.h"
-#include "sandrun/state.h"
+#include "core/state.h"
 
 /* A loaded container: its record, config and derived status. */
 typedef struct

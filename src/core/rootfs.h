@@ -8,7 +8,7 @@
 
 #include "oci-spec/types.h"
 #include "sandrun/error.h"
-#include "sandrun/idmap.h"
+#include "core/idmap.h"
 
 struct sr_rootfs_ctx
 {

@@ -11,11 +11,12 @@
 #include <sys/types.h>
 
 #include "oci-spec/types.h"
-#include "sandrun/cgroup.h"
+#include "core/cgroup/cgroup.h"
 #include "sandrun/error.h"
-#include "sandrun/idmap.h"
-#include "sandrun/namespaces.h"
-#include "sandrun/seccomp.h"
+#include "core/idmap.h"
+#include "core/namespaces.h"
+#include "core/process.h"
+#include "core/seccomp.h"
 
 struct sr_spawn_ctx
 {
@@ -54,6 +55,13 @@ struct sr_spawn_ctx
                            clone, attached by the init (idmap.h) */
   struct sr_mount_fds mount_fds;
 
+  /* child only: what the last steps before execve need, ready before the
+   * seccomp filter goes in (sr_init_exec) */
+  int listener_fd;     /* connected to listenerPath, when want_notify_fd */
+  char *listener_msg;  /* the message that goes with the listener fd */
+  size_t listener_len;
+  struct sr_caps_late caps_late;
+
   /* outputs (parent) */
   pid_t clone_pid; /* the child cloned (the init, or the intermediate) */
   pid_t pid;       /* the init, in the runtime's pid namespace */
@@ -85,9 +93,19 @@ int sr_init_join_session_keyring (const char *id, sr_error **err);
 int sr_init_fork_sibling (int sync, const char *what, sr_error **err);
 /* After the filesystem is the container's: terminal (the slave bound over
  * /dev/console when `bind_console`), rlimits, oomScoreAdj, the process
- * attributes, seccomp, identity, labels, no_new_privs, in that order (the
- * seccomp listener fd goes to the parent over `sync`). */
-int sr_init_setup_process (struct sr_spawn_ctx *ctx, int sync,
-                           bool bind_console, sr_error **err);
+ * attributes, identity, labels, no_new_privs, in that order.  Without
+ * no_new_privs and with a seccomp filter, CAP_SYS_ADMIN stays until
+ * sr_init_exec. */
+int sr_init_setup_process (struct sr_spawn_ctx *ctx, bool bind_console,
+                           sr_error **err);
+/* With a listener (want_notify_fd): receive the socket the parent connected
+ * to listenerPath and the message to send on it. */
+int sr_init_receive_listener (struct sr_spawn_ctx *ctx, int sync, sr_error **err);
+/* The last steps, once everything else is done (the executable found, the
+ * cwd checked, fds marked, hooks run): the seccomp filter, the listener fd
+ * to the agent, the capability the load needed dropped, execve.  Returns
+ * only on failure. */
+int sr_init_exec (struct sr_spawn_ctx *ctx, const char *exe, char *const *env,
+                  sr_error **err);
 
 #endif

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sandrun/cgroup.h"
+#include "core/cgroup/cgroup.h"
 #include "sandrun/error.h"
 
 typedef struct

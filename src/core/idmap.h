@@ -26,8 +26,8 @@
 
 #include "oci-spec/types.h"
 #include "sandrun/error.h"
-#include "sandrun/mountopt.h"
-#include "sandrun/namespaces.h"
+#include "core/mountopt.h"
+#include "core/namespaces.h"
 
 /* Detached mounts prepared by the runtime: one fd per entry of
  * config.json's mounts, -1 for the entries it did not prepare. */

@@ -24,7 +24,7 @@
 #include <sys/types.h>
 
 #include "oci-spec/types.h"
-#include "sandrun/cgroup.h"
+#include "core/cgroup/cgroup.h"
 #include "sandrun/error.h"
 
 /* What the record carries after the path. */

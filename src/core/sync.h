@@ -9,7 +9,8 @@
  *   LOG     a log line: value = level, text = the message
  *   FD      an fd travels with the message (SCM_RIGHTS): value = what it is
  *   PID     value = a pid (the init's pid in the parent's pid namespace)
- *   DATA    text = a document (the state JSON for the container's hooks)
+ *   DATA    text = a document (the state JSON for the container's hooks, the
+ *           message for the seccomp listener)
  * Every wait is bounded by the peer: EOF on the socket means the peer died,
  * and the waiting side fails closed. */
 #ifndef SANDRUN_SYNC_H
@@ -50,7 +51,7 @@ enum sr_sync_step
 enum sr_sync_fd_kind
 {
   SR_FD_CONSOLE_MASTER = 1,
-  SR_FD_SECCOMP_NOTIFY,
+  SR_FD_SECCOMP_LISTENER, /* parent -> child: connected to listenerPath */
 };
 
 struct sr_sync_hdr

@@ -30,16 +30,23 @@ int sr_seccomp_prepare (const oci_seccomp *profile, const char *cache_dir,
 int sr_seccomp_load (const sr_seccomp_prog *prog, int *notify_fd,
                      sr_error **err);
 
-/* Parent: hand the listener fd and the container state to listenerPath
+/* Hand the listener fd and the container state to listenerPath
  * (runtime-spec "seccomp" section, SCM_RIGHTS).  process_pid is the
  * process the filter was loaded in (the init, or an exec'd process); 0
  * takes the state's pid. */
 int sr_seccomp_send_to_listener (const oci_seccomp *profile, int notify_fd,
                                  pid_t process_pid, const char *state_json,
                                  sr_error **err);
+/* Parent: what the init needs to do the same right before execve, once its
+ * filter is in, with one sendmsg: a socket connected to listenerPath (an
+ * FD message, SR_FD_SECCOMP_LISTENER) and the message to send on it (a
+ * DATA message), over the sync socket. */
+int sr_seccomp_hand_listener (const oci_seccomp *profile, int sync,
+                              pid_t process_pid, const char *state_json,
+                              sr_error **err);
 
 /* True when some rule is SCMP_ACT_NOTIFY: the init will produce a listener
- * fd and the parent must pass it on with sr_seccomp_send_to_listener. */
+ * fd and send it to listenerPath over a socket the parent connected. */
 bool sr_seccomp_prog_uses_notify (const sr_seccomp_prog *prog);
 
 void sr_seccomp_prog_free (sr_seccomp_prog *prog);
