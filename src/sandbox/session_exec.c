@@ -197,8 +197,10 @@ code_pipe (struct session_exec *x, const char *code, sr_error **err)
   if (size < 0 || (size_t) size < n)
     {
       close (w);
-      return sr_fail (err, E2BIG, "the code (%zu bytes) does not fit in a pipe "
-                      "(fs.pipe-max-size)", n);
+      return sr_fail (err, E2BIG,
+                      "the code (%zu bytes) does not fit in a pipe "
+                      "(fs.pipe-max-size)",
+                      n);
     }
   ssize_t r = sr_write_all (w, code, n);
   close (w);
@@ -333,10 +335,9 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
   };
   /* SIGINT ignored until the client has its handler (see sample_pids);
    * -I -S: no site, no user paths: the client only relays. */
-  static char *client[] = { "/bin/sh", "-c",
-                            "trap '' INT; exec python3 -I -S " SB_KERNEL_DRIVER
-                            " run",
-                            NULL };
+  static char *client[]
+      = { "/bin/sh", "-c",
+          "trap '' INT; exec python3 -I -S " SB_KERNEL_DRIVER " run", NULL };
   x.sv.data = &x;
   x.sv.sample = sample_pids;
   x.sv.sample_arg = &x;
