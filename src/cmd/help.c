@@ -187,6 +187,21 @@ static const struct help_opt mcp_opts[] = {
   END,
 };
 
+/* Sessions (issue 14), shown after the one-shot's options. */
+static const struct help_opt sandbox_session_opts[] = {
+  { "start --name NAME", "[OPTIONS]", "start a session: the options above (no command), "
+    "--idle-timeout D (default: 10m), --max-lifetime D (default: 1h), --kernel python "
+    "(keep one python3 alive for exec --code)" },
+  { "exec NAME", "[OPTIONS] -- COMMAND", "one execution in the session and its receipt; "
+    "OPTIONS: --timeout, --output-limit, --env, --stdin, --quiet, --receipt, --audit-log, "
+    "--code CODE (kernel sessions; else the code is read from stdin)" },
+  { "cp NAME SRC DST | cp NAME:SRC DST", NULL, "copy a host file into the session's "
+    "/work or /tmp, or one out of them" },
+  { "list", "[--format json]", "the live sessions" },
+  { "stop NAME", NULL, "destroy the session and everything in it" },
+  END,
+};
+
 static const struct help_opt no_opts[] = { END };
 
 static const struct help_cmd commands[] = {
@@ -223,7 +238,7 @@ static const struct help_cmd commands[] = {
   { "sandbox", cmd_sandbox, "-- COMMAND [ARG...]",
     "run untrusted code in an ephemeral locked-down container and write its "
     "receipt (exit status: the command's, 128+N for signal N, 125 when "
-    "sandrun could not run it)", sandbox_opts, NULL },
+    "sandrun could not run it)", sandbox_opts, sandbox_session_opts },
   { "mcp", cmd_mcp, "",
     "serve the Model Context Protocol on stdio: tools that run code in sandboxes",
     mcp_opts,

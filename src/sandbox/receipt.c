@@ -1,4 +1,6 @@
 /* The receipt (see receipt.h). */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,6 +323,40 @@ gen_status (yajl_gen g, const struct sb_receipt *r)
   gen_key_str (g, "message", r->message);
 }
 
+static void
+gen_text (yajl_gen g, const char *key, const char *v)
+{
+  size_t n;
+  sr_json_gen_str (g, key);
+  if (v == NULL)
+    {
+      yajl_gen_null (g);
+      return;
+    }
+  _cleanup_free_ char *text = sb_utf8_escape (v, strlen (v), &n);
+  yajl_gen_string (g, (const unsigned char *) text, n);
+}
+
+static void
+gen_kernel (yajl_gen g, const struct sb_kernel_result *k, bool with_output)
+{
+  sr_json_gen_str (g, "kernel");
+  yajl_gen_map_open (g);
+  gen_text (g, "exception", k->exception);
+  if (with_output)
+    {
+      gen_text (g, "traceback", k->traceback);
+      gen_text (g, "value", k->value);
+    }
+  sr_json_gen_str (g, "interrupted");
+  yajl_gen_bool (g, k->interrupted);
+  sr_json_gen_str (g, "restarted");
+  yajl_gen_bool (g, k->restarted);
+  sr_json_gen_str (g, "state_lost");
+  yajl_gen_bool (g, k->state_lost);
+  yajl_gen_map_close (g);
+}
+
 char *
 sb_receipt_json (const struct sb_receipt *r, bool with_output, bool pretty)
 {
@@ -329,8 +365,7 @@ sb_receipt_json (const struct sb_receipt *r, bool with_output, bool pretty)
   yajl_gen_map_open (g);
   gen_key_str (g, "receipt_version", SB_RECEIPT_VERSION);
   gen_key_str (g, "id", r->b->id);
-  /* The session's name for an exec in a session (issue 14). */
-  gen_key_str (g, "session", NULL);
+  gen_key_str (g, "session", r->session);
   sr_json_gen_str (g, "command");
   yajl_gen_array_open (g);
   for (size_t i = 0; r->o->argv[i] != NULL; i++)
@@ -355,6 +390,8 @@ sb_receipt_json (const struct sb_receipt *r, bool with_output, bool pretty)
   sr_json_gen_str (g, "stderr_truncated");
   yajl_gen_bool (g, r->err->truncated);
   gen_files (g, r->files);
+  if (r->kernel != NULL)
+    gen_kernel (g, r->kernel, with_output);
   sr_json_gen_str (g, "files_incomplete");
   yajl_gen_bool (g, r->files != NULL && r->files->incomplete);
   sr_json_gen_str (g, "policy");
@@ -376,4 +413,54 @@ sb_receipt_clear (struct sb_receipt *r)
   free (r->finished_at);
   r->limits_hit = NULL;
   r->message = r->started_at = r->finished_at = NULL;
+}
+
+void
+sb_kernel_result_clear (struct sb_kernel_result *k)
+{
+  free (k->exception);
+  free (k->traceback);
+  free (k->value);
+  memset (k, 0, sizeof *k);
+}
+
+int
+sb_receipt_emit (const struct sb_receipt *r, const struct sb_options *o,
+                 sr_error **err)
+{
+  if (o->receipt != NULL)
+    {
+      _cleanup_free_ char *json = sb_receipt_json (r, true, true);
+      if (strcmp (o->receipt, "-") == 0)
+        sr_write_all (1, json, strlen (json));
+      else
+        {
+          _cleanup_close_ int fd = open (
+              o->receipt, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+          if (fd < 0 || sr_write_all (fd, json, strlen (json)) < 0)
+            return sr_fail (err, errno, "--receipt \"%s\"", o->receipt);
+        }
+    }
+  if (o->audit_log != NULL)
+    {
+      _cleanup_free_ char *line = sb_receipt_json (r, false, false);
+      _cleanup_close_ int fd = open (
+          o->audit_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+      if (fd < 0 || sr_write_all (fd, line, strlen (line)) < 0)
+        return sr_fail (err, errno, "--audit-log \"%s\"", o->audit_log);
+    }
+  return 0;
+}
+
+void
+sb_receipt_set (struct sb_receipt *r, const struct sb_options *o,
+                const struct sb_bundle *b, const struct sb_supervisor *sv,
+                const struct sb_outcome *res, const struct sb_files *files)
+{
+  r->o = o;
+  r->b = b;
+  r->res = res;
+  r->out = &sv->out;
+  r->err = &sv->err;
+  r->files = files;
 }

@@ -28,8 +28,21 @@ struct sb_usage
   bool workdir_stopped; /* a --workdir grew past --disk: the run was stopped */
 };
 
+/* What a kernel session's interpreter said of one execution. */
+struct sb_kernel_result
+{
+  char *exception; /* "ZeroDivisionError: division by zero", or NULL */
+  char *traceback;
+  char *value;      /* repr of the last expression's value, or NULL */
+  bool interrupted; /* KeyboardInterrupt at the timeout */
+  bool restarted;   /* the interpreter was started anew by this execution */
+  bool state_lost;  /* ... and the earlier executions' state is gone */
+};
+
 struct sb_receipt
 {
+  const char *session; /* NULL for the one-shot */
+  const struct sb_kernel_result *kernel;
   const struct sb_options *o;
   const struct sb_bundle *b;
   const struct sb_outcome *res;
@@ -44,12 +57,22 @@ struct sb_receipt
   char *message;
 };
 
+/* What the receipt describes: the options, bundle, outcome, output and
+ * files of the execution (kept by the caller). */
+void sb_receipt_set (struct sb_receipt *r, const struct sb_options *o,
+                     const struct sb_bundle *b, const struct sb_supervisor *sv,
+                     const struct sb_outcome *res,
+                     const struct sb_files *files);
 /* Decide limit_exceeded, limits_hit and the message. */
 void sb_receipt_judge (struct sb_receipt *r);
 /* The receipt as JSON, malloc'd; without the output bodies for the audit
  * log (`with_output` false, one line). */
 char *sb_receipt_json (const struct sb_receipt *r, bool with_output,
                        bool pretty);
+/* Write the receipt where --receipt says and append to --audit-log. */
+int sb_receipt_emit (const struct sb_receipt *r, const struct sb_options *o,
+                     sr_error **err);
+void sb_kernel_result_clear (struct sb_kernel_result *k);
 void sb_receipt_clear (struct sb_receipt *r);
 
 /* `len` bytes as valid UTF-8: each byte that is not part of a valid

@@ -67,10 +67,7 @@ exec_release (struct sb_exec *x)
     oci_config_free (x->cfg);
   sb_files_clear (&x->before);
   sb_files_clear (&x->changes);
-  sb_stream_clear (&x->sv.out);
-  sb_stream_clear (&x->sv.err);
-  sr_close (x->sv.pidfd);
-  sr_close (x->sv.sigfd);
+  sb_supervisor_clear (&x->sv);
   sr_close (x->out_w);
   sr_close (x->err_w);
   if (x->stdin_fd > 0)
@@ -129,11 +126,7 @@ static bool
 sample (void *arg)
 {
   struct sb_exec *x = arg;
-  struct sb_usage now = { 0 };
-
-  sb_stats_collect (x->g, x->b.id, &now);
-  if (now.pids_peak > x->rc.usage.pids_peak)
-    x->rc.usage.pids_peak = now.pids_peak;
+  sb_stats_sample_pids (x->g, x->b.id, &x->rc.usage);
   if (x->b.ephemeral_work || ++x->samples % WORKDIR_EVERY != 0)
     return false;
   if (sb_files_growth (x->b.work, &x->before) < x->o->disk)
@@ -174,57 +167,69 @@ prepare (struct sb_exec *x, sr_error **err)
 /* The --workdir's file system refused an idmapped mount: run again with the
  * sandbox user mapped onto the directory's owner (never onto root). */
 static bool
-retry_without_idmap (struct sb_exec *x, sr_error **err)
+retry_without_idmap (const struct sb_options *o, struct sb_bundle *b,
+                     oci_config **cfg, sr_error **err)
 {
-  if (x->b.ephemeral_work || x->b.work_direct
+  if (b->ephemeral_work || b->work_direct
       || strstr ((*err)->msg, "idmapped mount") == NULL)
     return false;
-  if (x->b.work_uid == 0 || x->b.work_gid == 0)
+  if (b->work_uid == 0 || b->work_gid == 0)
     {
       sr_wrap (
           err,
           "--workdir \"%s\" is owned by root and its file system cannot be "
           "idmapped: give the sandbox a directory of an unprivileged user",
-          x->o->workdir);
+          o->workdir);
       return false;
     }
   sr_log (SR_LOG_DEBUG, "sandbox: %s; mapping the sandbox user to the owner",
           (*err)->msg);
   sr_error_free (*err);
   *err = NULL;
-  x->b.work_direct = true;
-  oci_config_free (x->cfg);
-  x->cfg = sb_policy_config (x->o, &x->b, err);
-  return x->cfg != NULL;
+  b->work_direct = true;
+  oci_config_free (*cfg);
+  *cfg = sb_policy_config (o, b, err);
+  return *cfg != NULL;
+}
+
+int
+sb_container_create (const struct sr_globals *g, const struct sb_options *o,
+                     struct sb_bundle *b, oci_config **cfg, const int stdio[3],
+                     pid_t *pid, int *pidfd, sr_error **err)
+{
+  struct sr_create_opts opts = {
+    .bundle = b->dir,
+    .config = *cfg,
+    .rootfs = b->rootfs,
+    .start_now = true,
+    .detach = true,
+    .stdio = { stdio[0], stdio[1], stdio[2] },
+    .set_stdio = true,
+    .init_pid = pid,
+    .init_pidfd = pidfd,
+  };
+  int status = 0;
+
+  /* A create that fails undoes what it made itself. */
+  if (sr_container_create (g, b->id, &opts, &status, err) == 0)
+    return 0;
+  if (!retry_without_idmap (o, b, cfg, err))
+    return -1;
+  opts.config = *cfg;
+  return sr_container_create (g, b->id, &opts, &status, err);
 }
 
 static int
 create (struct sb_exec *x, sr_error **err)
 {
-  struct sr_create_opts opts = {
-    .bundle = x->b.dir,
-    .config = x->cfg,
-    .rootfs = x->b.rootfs,
-    .start_now = true,
-    .detach = true,
-    .stdio = { x->stdin_fd, x->out_w, x->err_w },
-    .set_stdio = true,
-    .init_pid = &x->sv.pid,
-    .init_pidfd = &x->sv.pidfd,
-  };
-  int status = 0;
+  int stdio[3] = { x->stdin_fd, x->out_w, x->err_w };
 
   x->rc.started_at = sr_now_rfc3339 ();
   x->sv.started_ms = sr_monotonic_ms ();
-  /* A create that fails undoes what it made itself. */
-  if (sr_container_create (x->g, x->b.id, &opts, &status, err) < 0)
-    {
-      if (!retry_without_idmap (x, err))
-        return -1;
-      opts.config = x->cfg;
-      if (sr_container_create (x->g, x->b.id, &opts, &status, err) < 0)
-        return -1;
-    }
+  if (sb_container_create (x->g, x->o, &x->b, &x->cfg, stdio, &x->sv.pid,
+                           &x->sv.pidfd, err)
+      < 0)
+    return -1;
   x->created = true;
   sb_watchdog_arm (&x->wd, x->sv.pid);
   sr_close (x->out_w);
@@ -265,28 +270,7 @@ write_outputs (struct sb_exec *x, sr_error **err)
   if (o->collect != NULL
       && sb_files_collect (x->b.work, &x->changes, o->collect, err) < 0)
     return -1;
-  if (o->receipt != NULL)
-    {
-      _cleanup_free_ char *json = sb_receipt_json (&x->rc, true, true);
-      if (strcmp (o->receipt, "-") == 0)
-        sr_write_all (1, json, strlen (json));
-      else
-        {
-          _cleanup_close_ int fd = open (
-              o->receipt, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-          if (fd < 0 || sr_write_all (fd, json, strlen (json)) < 0)
-            return sr_fail (err, errno, "--receipt \"%s\"", o->receipt);
-        }
-    }
-  if (o->audit_log != NULL)
-    {
-      _cleanup_free_ char *line = sb_receipt_json (&x->rc, false, false);
-      _cleanup_close_ int fd = open (
-          o->audit_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-      if (fd < 0 || sr_write_all (fd, line, strlen (line)) < 0)
-        return sr_fail (err, errno, "--audit-log \"%s\"", o->audit_log);
-    }
-  return 0;
+  return sb_receipt_emit (&x->rc, o, err);
 }
 
 /* The command itself could not be started (not found, not executable):
@@ -307,16 +291,6 @@ start_failed (struct sb_exec *x, sr_error **err)
   sr_error_free (*err);
   *err = NULL;
   return true;
-}
-
-static int
-exit_status (const struct sb_outcome *res)
-{
-  if (res->interrupted != 0)
-    return 128 + res->interrupted;
-  if (res->signal != 0)
-    return 128 + res->signal;
-  return res->exit_code;
 }
 
 int
@@ -354,14 +328,9 @@ sb_run (const struct sr_globals *g, const struct sb_options *o, int *status,
   sb_egress_stop (&x.eg);
   x.rc.finished_at = sr_now_rfc3339 ();
   measure (&x);
-  x.rc.o = o;
-  x.rc.b = &x.b;
-  x.rc.res = &x.res;
-  x.rc.out = &x.sv.out;
-  x.rc.err = &x.sv.err;
-  x.rc.files = &x.changes;
+  sb_receipt_set (&x.rc, o, &x.b, &x.sv, &x.res, &x.changes);
   x.rc.egress = &x.eg;
   sb_receipt_judge (&x.rc);
-  *status = exit_status (&x.res);
+  *status = sb_outcome_status (&x.res);
   return write_outputs (&x, err);
 }

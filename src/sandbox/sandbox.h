@@ -5,6 +5,8 @@
 #define SANDRUN_SANDBOX_SANDBOX_H
 
 #include "options.h"
+#include "bundle.h"
+#include "oci-spec/types.h"
 #include "sandrun/container.h"
 #include "sandrun/error.h"
 
@@ -16,5 +18,13 @@
  * (nothing is left behind). */
 int sb_run (const struct sr_globals *g, const struct sb_options *o,
             int *status, sr_error **err);
+
+/* Create and start the container of bundle `b` with config *cfg (replaced
+ * when the --workdir cannot be idmapped), its init on `stdio`: the init's
+ * pid and a pidfd (our child, or grandchild when we are a subreaper). */
+int sb_container_create (const struct sr_globals *g,
+                         const struct sb_options *o, struct sb_bundle *b,
+                         oci_config **cfg, const int stdio[3], pid_t *pid,
+                         int *pidfd, sr_error **err);
 
 #endif

@@ -28,3 +28,13 @@ sb_stats_collect (const struct sr_globals *g, const char *id,
   if (st.pids_current > u->pids_peak)
     u->pids_peak = st.pids_current;
 }
+
+void
+sb_stats_sample_pids (const struct sr_globals *g, const char *id,
+                      struct sb_usage *u)
+{
+  struct sb_usage now = { 0 };
+  sb_stats_collect (g, id, &now);
+  if (now.pids_peak > u->pids_peak)
+    u->pids_peak = now.pids_peak;
+}

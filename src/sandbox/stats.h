@@ -9,4 +9,9 @@
 void sb_stats_collect (const struct sr_globals *g, const char *id,
                        struct sb_usage *u);
 
+/* Raise u->pids_peak to the number of processes now (sampled while a run
+ * goes on: the cgroup keeps no peak). */
+void sb_stats_sample_pids (const struct sr_globals *g, const char *id,
+                           struct sb_usage *u);
+
 #endif

@@ -16,6 +16,9 @@
 /* After forwarding the caller's signal, how long the process may take to
  * end by itself before it is killed. */
 #define STOP_GRACE_MS 1000
+/* An interpreter interrupted at the timeout: the time its client has to
+ * report, or to kill and restart it, before it is killed itself. */
+#define KERNEL_GRACE_MS 10000
 /* Reading what is left in the pipes once the process ended. */
 #define DRAIN_MS 1000
 
@@ -41,6 +44,11 @@ sb_stream_clear (struct sb_stream *st)
 static void
 kill_process (struct sb_supervisor *s, int sig)
 {
+  if (s->kill != NULL)
+    {
+      s->kill (s, sig);
+      return;
+    }
   syscall (SYS_pidfd_send_signal, s->pidfd, sig, NULL, 0);
 }
 
@@ -201,7 +209,9 @@ sb_supervise (struct sb_supervisor *s, struct sb_outcome *res)
       if (deadline >= 0 && now >= deadline && !res->timed_out)
         {
           res->timed_out = true;
-          kill_process (s, SIGKILL);
+          kill_process (s, s->interrupt_first ? SIGINT : SIGKILL);
+          if (s->interrupt_first)
+            kill_at = now + KERNEL_GRACE_MS;
           deadline = -1;
         }
       if (kill_at >= 0 && now >= kill_at)
@@ -210,4 +220,24 @@ sb_supervise (struct sb_supervisor *s, struct sb_outcome *res)
           kill_at = -1;
         }
     }
+}
+
+int
+sb_outcome_status (const struct sb_outcome *res)
+{
+  if (res->interrupted != 0)
+    return 128 + res->interrupted;
+  if (res->signal != 0)
+    return 128 + res->signal;
+  return res->exit_code;
+}
+
+void
+sb_supervisor_clear (struct sb_supervisor *s)
+{
+  sb_stream_clear (&s->out);
+  sb_stream_clear (&s->err);
+  sr_close (s->pidfd);
+  sr_close (s->sigfd);
+  s->pidfd = s->sigfd = -1;
 }

@@ -43,6 +43,13 @@ struct sb_supervisor
   int sigfd; /* signalfd for SIGINT, SIGTERM, SIGHUP */
   struct sb_stream out, err;
   int64_t started_ms;
+  /* Sessions: how to stop the execution (the process and what it
+   * started), instead of signalling pidfd alone; NULL for the one-shot. */
+  void (*kill) (struct sb_supervisor *s, int sig);
+  void *data;
+  /* At the timeout, SIGINT first and SIGKILL only after the grace period
+   * (a kernel session's interpreter gets a KeyboardInterrupt). */
+  bool interrupt_first;
   /* Called every SB_SAMPLE_MS while the process runs (the peaks that the
    * cgroup does not keep, such as the number of processes, and the limits
    * that are watched, not enforced by the kernel): true stops the run. */
@@ -63,6 +70,12 @@ void sb_supervise (struct sb_supervisor *s, struct sb_outcome *res);
 /* Reap it, fill its status, read what is left of its output. */
 void sb_supervisor_reap (struct sb_supervisor *s, struct sb_outcome *res);
 
+/* The exit status sandrun returns: the command's, 128+N for signal N (the
+ * caller's signal when it interrupted the run). */
+int sb_outcome_status (const struct sb_outcome *res);
+
 void sb_stream_clear (struct sb_stream *st);
+/* Close the fds and free the output it holds. */
+void sb_supervisor_clear (struct sb_supervisor *s);
 
 #endif
