@@ -23,6 +23,7 @@
 #include "kernel_py.h"
 #include "policy.h"
 #include "sandbox.h"
+#include "egress.h"
 #include "session.h"
 #include "watchdog.h"
 #include "sandrun/jsongen.h"
@@ -628,6 +629,13 @@ int
 sb_session_start (const struct sr_globals *g, const struct sb_options *o,
                   const struct sb_session_opts *so, sr_error **err)
 {
+  /* Refused rather than ignored: a session that was asked for hosts must not
+   * look like it has them. */
+  if (sb_egress_wanted (o))
+    return sr_fail (err, 0,
+                    "start \"%s\": --allow-host is not available for "
+                    "sessions yet (one-shot sandboxes only)",
+                    so->name);
   if (start_supervisor (g, o, so, err) < 0)
     return -1;
   if (probe (g, o, so, err) == 0)
