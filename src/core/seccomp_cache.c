@@ -233,8 +233,8 @@ cache_make_room (int dirfd)
       while ((e = readdir (d)) != NULL)
         {
           struct stat st;
-          if (e->d_name[0] == '.' && (e->d_name[1] == '\0'
-                                      || strcmp (e->d_name, "..") == 0))
+          if (e->d_name[0] == '.'
+              && (e->d_name[1] == '\0' || strcmp (e->d_name, "..") == 0))
             continue;
           if (fstatat (dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
             continue;
@@ -251,7 +251,8 @@ cache_make_room (int dirfd)
       if (n < CACHE_MAX_ENTRIES || oldest[0] == '\0'
           || unlinkat (dirfd, oldest, 0) < 0)
         return;
-      sr_debug ("seccomp: cache full: removed the oldest entry \"%s\"", oldest);
+      sr_debug ("seccomp: cache full: removed the oldest entry \"%s\"",
+                oldest);
     }
 }
 
@@ -272,8 +273,8 @@ sr_seccomp_cache_store (const char *cache_dir,
                 strerror (errno));
       return;
     }
-  _cleanup_close_ int dirfd = open (cache_dir, O_RDONLY | O_DIRECTORY
-                                               | O_NOFOLLOW | O_CLOEXEC);
+  _cleanup_close_ int dirfd
+      = open (cache_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dirfd >= 0)
     cache_make_room (dirfd);
   sr_seccomp_cache_name (key, name);
