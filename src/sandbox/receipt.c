@@ -224,23 +224,6 @@ sb_receipt_judge (struct sb_receipt *r)
 }
 
 static void
-gen_key_str (yajl_gen g, const char *k, const char *v)
-{
-  sr_json_gen_str (g, k);
-  if (v != NULL)
-    sr_json_gen_str (g, v);
-  else
-    yajl_gen_null (g);
-}
-
-static void
-gen_key_int (yajl_gen g, const char *k, long long v)
-{
-  sr_json_gen_str (g, k);
-  yajl_gen_integer (g, v);
-}
-
-static void
 gen_output (yajl_gen g, const char *key, const struct sb_stream *st)
 {
   size_t n;
@@ -264,18 +247,18 @@ gen_files (yajl_gen g, const struct sb_files *f)
       yajl_gen_map_open (g);
       sr_json_gen_str (g, "path");
       yajl_gen_string (g, (const unsigned char *) path, n);
-      gen_key_str (g, "change", e->change);
+      sr_json_gen_key_str (g, "change", e->change);
       sr_json_gen_str (g, "size");
       if (strcmp (e->change, "deleted") == 0)
         yajl_gen_null (g);
       else
         yajl_gen_integer (g, (long long) e->size);
-      gen_key_str (g, "sha256", e->has_sha256 ? e->sha256 : NULL);
+      sr_json_gen_key_str (g, "sha256", e->has_sha256 ? e->sha256 : NULL);
       if (strcmp (e->change, "deleted") != 0 && !S_ISREG (e->mode))
-        gen_key_str (g, "type",
-                     S_ISDIR (e->mode)   ? "directory"
-                     : S_ISLNK (e->mode) ? "symlink"
-                                         : "other");
+        sr_json_gen_key_str (g, "type",
+                             S_ISDIR (e->mode)   ? "directory"
+                             : S_ISLNK (e->mode) ? "symlink"
+                                                 : "other");
       yajl_gen_map_close (g);
     }
   yajl_gen_array_close (g);
@@ -285,14 +268,15 @@ static void
 gen_usage (yajl_gen g, const struct sb_receipt *r)
 {
   const struct sb_usage *u = &r->usage;
-  gen_key_int (g, "duration_ms", r->res->duration_ms);
+  sr_json_gen_key_int (g, "duration_ms", r->res->duration_ms);
   sr_json_gen_str (g, "cpu_ms");
   yajl_gen_map_open (g);
-  gen_key_int (g, "user", (long long) (u->cpu_user_us / 1000));
-  gen_key_int (g, "system", (long long) (u->cpu_system_us / 1000));
+  sr_json_gen_key_int (g, "user", (long long) (u->cpu_user_us / 1000));
+  sr_json_gen_key_int (g, "system", (long long) (u->cpu_system_us / 1000));
   yajl_gen_map_close (g);
-  gen_key_int (g, "peak_memory_bytes", (long long) u->peak_memory_bytes);
-  gen_key_int (g, "pids_peak", (long long) u->pids_peak);
+  sr_json_gen_key_int (g, "peak_memory_bytes",
+                       (long long) u->peak_memory_bytes);
+  sr_json_gen_key_int (g, "pids_peak", (long long) u->pids_peak);
 }
 
 static void
@@ -312,7 +296,7 @@ gen_status (yajl_gen g, const struct sb_receipt *r)
     }
   else
     yajl_gen_null (g);
-  gen_key_str (g, "limit_exceeded", r->limit_exceeded);
+  sr_json_gen_key_str (g, "limit_exceeded", r->limit_exceeded);
   sr_json_gen_str (g, "limits_hit");
   yajl_gen_array_open (g);
   for (size_t i = 0; r->limits_hit != NULL && r->limits_hit[i] != NULL; i++)
@@ -320,7 +304,7 @@ gen_status (yajl_gen g, const struct sb_receipt *r)
   yajl_gen_array_close (g);
   sr_json_gen_str (g, "interrupted");
   yajl_gen_bool (g, r->res->interrupted != 0);
-  gen_key_str (g, "message", r->message);
+  sr_json_gen_key_str (g, "message", r->message);
 }
 
 static void
@@ -363,9 +347,9 @@ sb_receipt_json (const struct sb_receipt *r, bool with_output, bool pretty)
   yajl_gen g = sr_json_gen_new (pretty);
 
   yajl_gen_map_open (g);
-  gen_key_str (g, "receipt_version", SB_RECEIPT_VERSION);
-  gen_key_str (g, "id", r->b->id);
-  gen_key_str (g, "session", r->session);
+  sr_json_gen_key_str (g, "receipt_version", SB_RECEIPT_VERSION);
+  sr_json_gen_key_str (g, "id", r->b->id);
+  sr_json_gen_key_str (g, "session", r->session);
   sr_json_gen_str (g, "command");
   yajl_gen_array_open (g);
   for (size_t i = 0; r->o->argv[i] != NULL; i++)
@@ -376,8 +360,8 @@ sb_receipt_json (const struct sb_receipt *r, bool with_output, bool pretty)
       yajl_gen_string (g, (const unsigned char *) a, n);
     }
   yajl_gen_array_close (g);
-  gen_key_str (g, "started_at", r->started_at);
-  gen_key_str (g, "finished_at", r->finished_at);
+  sr_json_gen_key_str (g, "started_at", r->started_at);
+  sr_json_gen_key_str (g, "finished_at", r->finished_at);
   gen_usage (g, r);
   gen_status (g, r);
   if (with_output)
@@ -399,7 +383,7 @@ sb_receipt_json (const struct sb_receipt *r, bool with_output, bool pretty)
   /* empty with --net none: no connection can be made */
   sr_json_gen_str (g, "network");
   sb_egress_describe (g, r->egress);
-  gen_key_str (g, "sandrun", PACKAGE_VERSION);
+  sr_json_gen_key_str (g, "sandrun", PACKAGE_VERSION);
   yajl_gen_map_close (g);
   return sr_json_gen_take (g, true);
 }
