@@ -11,6 +11,7 @@
 #include <linux/sched.h>
 
 #include "core/spawn.h"
+#include "core/sync.h"
 #include "sandrun/util.h"
 
 #ifndef CLONE_INTO_CGROUP
@@ -30,9 +31,12 @@ sr_spawn_plan_steps (struct sr_spawn_ctx *ctx)
 
   ctx->want_idmap = (ctx->ns.new_flags & CLONE_NEWUSER) != 0;
   ctx->want_timens = ctx->ns.time_offsets;
-  ctx->want_hooks = h != NULL && (hooks_present (&h->prestart) || hooks_present (&h->create_runtime));
-  ctx->want_state_data = h != NULL && (hooks_present (&h->create_container)
-                                       || hooks_present (&h->start_container));
+  ctx->want_hooks = h != NULL
+                    && (hooks_present (&h->prestart)
+                        || hooks_present (&h->create_runtime));
+  ctx->want_state_data = h != NULL
+                         && (hooks_present (&h->create_container)
+                             || hooks_present (&h->start_container));
   /* The same test as exec's: the filter makes a listener fd exactly then. */
   ctx->want_notify_fd = sr_seccomp_prog_uses_notify (ctx->seccomp);
   ctx->want_mount_fds = sr_idmap_wanted (ctx->cfg);
@@ -67,7 +71,8 @@ clone_child (uint64_t flags, int cgroup_fd, int *pidfd)
   if (pid < 0 && errno == ENOSYS)
     {
       *pidfd = -1;
-      pid = (pid_t) syscall (SYS_clone, (unsigned long) flags | SIGCHLD, NULL, NULL, NULL, 0);
+      pid = (pid_t) syscall (SYS_clone, (unsigned long) flags | SIGCHLD, NULL,
+                             NULL, NULL, 0);
     }
   return pid;
 }
@@ -78,10 +83,28 @@ static uint64_t
 ignored_signals (void)
 {
   _cleanup_free_ char *status = NULL;
-  if (sr_read_file_at (AT_FDCWD, "/proc/self/status", 1 << 16, &status, NULL, NULL) < 0)
+  if (sr_read_file_at (AT_FDCWD, "/proc/self/status", 1 << 16, &status, NULL,
+                       NULL)
+      < 0)
     return ~UINT64_C (0); /* unknown: reset them all */
   const char *p = strstr (status, "\nSigIgn:");
   return p != NULL ? strtoull (p + 8, NULL, 16) : ~UINT64_C (0);
+}
+
+/* The child's first act: into its v1 cgroups by itself (see
+ * sr_cgroup_join_open).  A write that fails leaves the move to the
+ * parent's sr_cgroup_enter, which checks where the child is. */
+static void
+join_cgroups (int *join, size_t n, int sync_fd)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      ssize_t r = write (join[i], "0", 1);
+      (void) r;
+      sr_close (join[i]);
+    }
+  if (n > 0)
+    sr_sync_send (sync_fd, SR_SYNC_STEP, SR_STEP_CGROUP_JOINED, NULL, NULL);
 }
 
 int
@@ -93,10 +116,14 @@ sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err)
    * child does that itself (two_step); otherwise one clone makes them all.
    * The cgroup namespace is always unshared by the init once it sits in
    * its cgroup, so that the namespace root is the container's cgroup. */
-  uint64_t flags = ctx->ns.two_step ? 0 : (uint64_t) (ctx->ns.new_flags & ~CLONE_NEWCGROUP);
+  uint64_t flags = ctx->ns.two_step
+                       ? 0
+                       : (uint64_t) (ctx->ns.new_flags & ~CLONE_NEWCGROUP);
 
   if (ctx->want_mount_fds
-      && sr_idmap_mounts_open (ctx->cfg, ctx->bundle, &ctx->ns, &ctx->mount_fds, err) < 0)
+      && sr_idmap_mounts_open (ctx->cfg, ctx->bundle, &ctx->ns,
+                               &ctx->mount_fds, err)
+             < 0)
     return -1;
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
     {
@@ -106,8 +133,14 @@ sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err)
 
   ctx->ignored_signals = ignored_signals ();
   int cgroup_fd = ctx->cg != NULL ? sr_cgroup_clone_fd (ctx->cg) : -1;
+  int join[32];
+  size_t njoin = sr_cgroup_join_open (ctx->cg, join, ARRAY_SIZE (join));
   int pidfd = -1;
   pid_t pid = clone_child (flags, cgroup_fd, &pidfd);
+  if (pid == 0)
+    join_cgroups (join, njoin, sv[1]);
+  for (size_t i = 0; i < njoin; i++)
+    sr_close (join[i]);
   if (pid != 0)
     sr_mount_fds_close (&ctx->mount_fds); /* the init has its copies */
   if (pid < 0)
@@ -135,5 +168,7 @@ sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err)
       sr_close (pidfd);
       ctx->pidfd = -1;
     }
+  if (njoin > 0)
+    return sr_sync_expect_step (ctx->sync_fd, SR_STEP_CGROUP_JOINED, err);
   return 0;
 }

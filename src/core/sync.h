@@ -40,12 +40,13 @@ enum sr_sync_step
   SR_STEP_IDMAP_PLEASE = 1, /* child -> parent: write my uid/gid maps */
   SR_STEP_IDMAP_DONE,       /* parent -> child */
   SR_STEP_CGROUP_DONE,      /* parent -> child: you are in your cgroup */
-  SR_STEP_HOOKS_PLEASE,     /* child -> parent: mounts done, run prestart/createRuntime */
-  SR_STEP_HOOKS_DONE,       /* parent -> child */
-  SR_STEP_TIMENS_PLEASE,    /* child -> parent: write my timens_offsets */
-  SR_STEP_TIMENS_DONE,      /* parent -> child */
-  SR_STEP_READY,            /* child -> parent: set up, about to wait for start */
-  SR_STEP_GO,               /* parent -> child: create is complete; keep waiting */
+  SR_STEP_HOOKS_PLEASE, /* child -> parent: mounts done, run prestart/createRuntime */
+  SR_STEP_HOOKS_DONE,    /* parent -> child */
+  SR_STEP_TIMENS_PLEASE, /* child -> parent: write my timens_offsets */
+  SR_STEP_TIMENS_DONE,   /* parent -> child */
+  SR_STEP_READY,         /* child -> parent: set up, about to wait for start */
+  SR_STEP_GO, /* parent -> child: create is complete; keep waiting */
+  SR_STEP_CGROUP_JOINED, /* child -> parent, first: moved myself (v1) */
 };
 
 enum sr_sync_fd_kind

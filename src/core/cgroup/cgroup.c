@@ -1,6 +1,7 @@
 /* The cgroup interface: one sr_cgroup holds the container's directory in
  * every hierarchy of the host, whatever the layout (v1, hybrid, v2). */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,6 +260,42 @@ require_dir (const struct sr_cg_hier *h, sr_error **err)
   return 0;
 }
 
+size_t
+sr_cgroup_join_open (const sr_cgroup *cg, int *fds, size_t max)
+{
+  size_t n = 0;
+  if (cg == NULL || cg->sd != NULL)
+    return 0;
+  for (size_t i = 0; i < cg->n && n < max; i++)
+    {
+      const struct sr_cg_hier *h = &cg->h[i];
+      if (h->v2 || h->fd < 0)
+        continue;
+      int fd = openat (h->fd, "tasks", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+      if (fd >= 0)
+        fds[n++] = fd;
+    }
+  return n;
+}
+
+/* Whether `pid` already sits directly in the hierarchy's cgroup. */
+static bool
+holds (const struct sr_cg_hier *h, pid_t pid)
+{
+  _cleanup_free_ char *text = NULL;
+  if (sr_cg_read (h->fd, "cgroup.procs", &text, NULL) < 0)
+    return false;
+  char *save = NULL;
+  for (char *t = strtok_r (text, "\n", &save); t != NULL;
+       t = strtok_r (NULL, "\n", &save))
+    {
+      long v;
+      if (sr_parse_long (t, &v) == 0 && v == (long) pid)
+        return true;
+    }
+  return false;
+}
+
 int
 sr_cgroup_enter (sr_cgroup *cg, pid_t pid, sr_error **err)
 {
@@ -269,8 +306,10 @@ sr_cgroup_enter (sr_cgroup *cg, pid_t pid, sr_error **err)
       const struct sr_cg_hier *h = &cg->h[i];
       if (require_dir (h, err) < 0)
         return -1;
-      /* Writing a pid that is already there (cloned into the cgroup) is a
-       * cheap no-op, so no need to tell the hierarchies apart. */
+      /* Cloned into it, or moved itself (sr_cgroup_join_open): writing the
+       * pid again would take the global lock that the child avoided. */
+      if (holds (h, pid))
+        continue;
       if (sr_cg_writef (h->fd, "cgroup.procs", err, "%d", (int) pid) < 0)
         return sr_wrap (err, "cgroup %s \"%s\"", sr_cg_hier_name (h), h->path);
     }
@@ -278,8 +317,7 @@ sr_cgroup_enter (sr_cgroup *cg, pid_t pid, sr_error **err)
 }
 
 int
-sr_cgroup_apply (const sr_cgroup *cg, const oci_resources *res,
-                 sr_error **err)
+sr_cgroup_apply (const sr_cgroup *cg, const oci_resources *res, sr_error **err)
 {
   if (sr_cg_systemd_apply (cg, res, err) < 0
       || sr_cg_apply_resources (cg, res, err) < 0)
