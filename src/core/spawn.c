@@ -102,6 +102,7 @@ join_cgroups (int *join, size_t n, int sync_fd)
       ssize_t r = write (join[i], "0", 1);
       (void) r;
       sr_close (join[i]);
+      join[i] = -1;
     }
   if (n > 0)
     sr_sync_send (sync_fd, SR_SYNC_STEP, SR_STEP_CGROUP_JOINED, NULL, NULL);
