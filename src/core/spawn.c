@@ -1,5 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
 #include <signal.h>
@@ -31,12 +33,9 @@ sr_spawn_plan_steps (struct sr_spawn_ctx *ctx)
 
   ctx->want_idmap = (ctx->ns.new_flags & CLONE_NEWUSER) != 0;
   ctx->want_timens = ctx->ns.time_offsets;
-  ctx->want_hooks = h != NULL
-                    && (hooks_present (&h->prestart)
-                        || hooks_present (&h->create_runtime));
-  ctx->want_state_data = h != NULL
-                         && (hooks_present (&h->create_container)
-                             || hooks_present (&h->start_container));
+  ctx->want_hooks = h != NULL && (hooks_present (&h->prestart) || hooks_present (&h->create_runtime));
+  ctx->want_state_data = h != NULL && (hooks_present (&h->create_container)
+                                       || hooks_present (&h->start_container));
   /* The same test as exec's: the filter makes a listener fd exactly then. */
   ctx->want_notify_fd = sr_seccomp_prog_uses_notify (ctx->seccomp);
   ctx->want_mount_fds = sr_idmap_wanted (ctx->cfg);
@@ -61,9 +60,10 @@ clone3_child (uint64_t flags, int cgroup_fd, int *pidfd)
 }
 
 static pid_t
-clone_child (uint64_t flags, int cgroup_fd, int *pidfd)
+clone_child (uint64_t flags, int cgroup_fd, int *pidfd, bool *into)
 {
   pid_t pid = clone3_child (flags, cgroup_fd, pidfd);
+  *into = pid >= 0 && cgroup_fd >= 0;
   /* A cgroup that refuses CLONE_INTO_CGROUP: sr_cgroup_enter moves the
    * child right after instead. */
   if (pid < 0 && cgroup_fd >= 0 && errno != ENOSYS)
@@ -71,8 +71,7 @@ clone_child (uint64_t flags, int cgroup_fd, int *pidfd)
   if (pid < 0 && errno == ENOSYS)
     {
       *pidfd = -1;
-      pid = (pid_t) syscall (SYS_clone, (unsigned long) flags | SIGCHLD, NULL,
-                             NULL, NULL, 0);
+      pid = (pid_t) syscall (SYS_clone, (unsigned long) flags | SIGCHLD, NULL, NULL, NULL, 0);
     }
   return pid;
 }
@@ -83,29 +82,48 @@ static uint64_t
 ignored_signals (void)
 {
   _cleanup_free_ char *status = NULL;
-  if (sr_read_file_at (AT_FDCWD, "/proc/self/status", 1 << 16, &status, NULL,
-                       NULL)
-      < 0)
+  if (sr_read_file_at (AT_FDCWD, "/proc/self/status", 1 << 16, &status, NULL, NULL) < 0)
     return ~UINT64_C (0); /* unknown: reset them all */
   const char *p = strstr (status, "\nSigIgn:");
   return p != NULL ? strtoull (p + 8, NULL, 16) : ~UINT64_C (0);
 }
 
 /* The child's first act: into its v1 cgroups by itself (see
- * sr_cgroup_join_open).  A write that fails leaves the move to the
- * parent's sr_cgroup_enter, which checks where the child is. */
+ * sr_cgroup_join_open), then it tells which moves worked (a bit per
+ * hierarchy); the parent's sr_cgroup_enter makes the others. */
 static void
 join_cgroups (int *join, size_t n, int sync_fd)
 {
+  uint64_t done = 0;
   for (size_t i = 0; i < n; i++)
     {
-      ssize_t r = write (join[i], "0", 1);
-      (void) r;
+      if (join[i] >= 0 && write (join[i], "0", 1) == 1)
+        done |= UINT64_C (1) << i;
       sr_close (join[i]);
       join[i] = -1;
     }
   if (n > 0)
-    sr_sync_send (sync_fd, SR_SYNC_STEP, SR_STEP_CGROUP_JOINED, NULL, NULL);
+    {
+      char text[24];
+      snprintf (text, sizeof text, "%" PRIx64, done);
+      sr_sync_send (sync_fd, SR_SYNC_STEP, SR_STEP_CGROUP_JOINED, text, NULL);
+    }
+}
+
+/* The parent's side: which hierarchies the child is in already. */
+static int
+receive_joined (struct sr_spawn_ctx *ctx, bool into, size_t njoin,
+                sr_error **err)
+{
+  struct sr_sync_msg msg;
+  ctx->cg_joined = into ? sr_cgroup_clone_bit (ctx->cg) : 0;
+  if (njoin == 0)
+    return 0;
+  if (sr_sync_expect_step_msg (ctx->sync_fd, SR_STEP_CGROUP_JOINED, &msg, err)
+      < 0)
+    return -1;
+  ctx->cg_joined |= strtoull (msg.text, NULL, 16);
+  return 0;
 }
 
 int
@@ -117,14 +135,10 @@ sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err)
    * child does that itself (two_step); otherwise one clone makes them all.
    * The cgroup namespace is always unshared by the init once it sits in
    * its cgroup, so that the namespace root is the container's cgroup. */
-  uint64_t flags = ctx->ns.two_step
-                       ? 0
-                       : (uint64_t) (ctx->ns.new_flags & ~CLONE_NEWCGROUP);
+  uint64_t flags = ctx->ns.two_step ? 0 : (uint64_t) (ctx->ns.new_flags & ~CLONE_NEWCGROUP);
 
   if (ctx->want_mount_fds
-      && sr_idmap_mounts_open (ctx->cfg, ctx->bundle, &ctx->ns,
-                               &ctx->mount_fds, err)
-             < 0)
+      && sr_idmap_mounts_open (ctx->cfg, ctx->bundle, &ctx->ns, &ctx->mount_fds, err) < 0)
     return -1;
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
     {
@@ -134,10 +148,11 @@ sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err)
 
   ctx->ignored_signals = ignored_signals ();
   int cgroup_fd = ctx->cg != NULL ? sr_cgroup_clone_fd (ctx->cg) : -1;
-  int join[32];
+  int join[64];
   size_t njoin = sr_cgroup_join_open (ctx->cg, join, ARRAY_SIZE (join));
   int pidfd = -1;
-  pid_t pid = clone_child (flags, cgroup_fd, &pidfd);
+  bool into = false;
+  pid_t pid = clone_child (flags, cgroup_fd, &pidfd, &into);
   if (pid == 0)
     join_cgroups (join, njoin, sv[1]);
   for (size_t i = 0; i < njoin; i++)
@@ -169,7 +184,5 @@ sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err)
       sr_close (pidfd);
       ctx->pidfd = -1;
     }
-  if (njoin > 0)
-    return sr_sync_expect_step (ctx->sync_fd, SR_STEP_CGROUP_JOINED, err);
-  return 0;
+  return receive_joined (ctx, into, njoin, err);
 }

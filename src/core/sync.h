@@ -40,13 +40,14 @@ enum sr_sync_step
   SR_STEP_IDMAP_PLEASE = 1, /* child -> parent: write my uid/gid maps */
   SR_STEP_IDMAP_DONE,       /* parent -> child */
   SR_STEP_CGROUP_DONE,      /* parent -> child: you are in your cgroup */
-  SR_STEP_HOOKS_PLEASE, /* child -> parent: mounts done, run prestart/createRuntime */
-  SR_STEP_HOOKS_DONE,    /* parent -> child */
-  SR_STEP_TIMENS_PLEASE, /* child -> parent: write my timens_offsets */
-  SR_STEP_TIMENS_DONE,   /* parent -> child */
-  SR_STEP_READY,         /* child -> parent: set up, about to wait for start */
-  SR_STEP_GO, /* parent -> child: create is complete; keep waiting */
-  SR_STEP_CGROUP_JOINED, /* child -> parent, first: moved myself (v1) */
+  SR_STEP_HOOKS_PLEASE,     /* child -> parent: mounts done, run prestart/createRuntime */
+  SR_STEP_HOOKS_DONE,       /* parent -> child */
+  SR_STEP_TIMENS_PLEASE,    /* child -> parent: write my timens_offsets */
+  SR_STEP_TIMENS_DONE,      /* parent -> child */
+  SR_STEP_READY,            /* child -> parent: set up, about to wait for start */
+  SR_STEP_GO,               /* parent -> child: create is complete; keep waiting */
+  SR_STEP_CGROUP_JOINED,    /* child -> parent, first: the v1 cgroups I moved
+                               myself into (text: a hex mask) */
 };
 
 enum sr_sync_fd_kind
@@ -83,6 +84,9 @@ int sr_sync_error_from (const struct sr_sync_msg *msg, sr_error **err);
 int sr_sync_wait_exec (int sock, sr_error **err);
 /* Wait for STEP `step`; an ERROR message becomes *err. */
 int sr_sync_expect_step (int sock, enum sr_sync_step step, sr_error **err);
+/* The same, keeping the message (its text). */
+int sr_sync_expect_step_msg (int sock, enum sr_sync_step step,
+                             struct sr_sync_msg *msg, sr_error **err);
 void sr_sync_send_log (int sock, enum sr_log_level level, const char *msg);
 /* Child side: send log lines as LOG messages on `fd` instead of writing
  * them (-1 stops). */

@@ -263,41 +263,31 @@ require_dir (const struct sr_cg_hier *h, sr_error **err)
 size_t
 sr_cgroup_join_open (const sr_cgroup *cg, int *fds, size_t max)
 {
-  size_t n = 0;
-  if (cg == NULL || cg->sd != NULL)
+  bool any = false;
+  if (cg == NULL || cg->sd != NULL || cg->n > max)
     return 0;
-  for (size_t i = 0; i < cg->n && n < max; i++)
+  for (size_t i = 0; i < cg->n; i++)
     {
       const struct sr_cg_hier *h = &cg->h[i];
-      if (h->v2 || h->fd < 0)
-        continue;
-      int fd = openat (h->fd, "tasks", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-      if (fd >= 0)
-        fds[n++] = fd;
+      fds[i] = -1;
+      if (!h->v2 && h->fd >= 0)
+        fds[i] = openat (h->fd, "tasks", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+      any = any || fds[i] >= 0;
     }
-  return n;
+  return any ? cg->n : 0;
 }
 
-/* Whether `pid` already sits directly in the hierarchy's cgroup. */
-static bool
-holds (const struct sr_cg_hier *h, pid_t pid)
+uint64_t
+sr_cgroup_clone_bit (const sr_cgroup *cg)
 {
-  _cleanup_free_ char *text = NULL;
-  if (sr_cg_read (h->fd, "cgroup.procs", &text, NULL) < 0)
-    return false;
-  char *save = NULL;
-  for (char *t = strtok_r (text, "\n", &save); t != NULL;
-       t = strtok_r (NULL, "\n", &save))
-    {
-      long v;
-      if (sr_parse_long (t, &v) == 0 && v == (long) pid)
-        return true;
-    }
-  return false;
+  for (size_t i = 0; i < cg->n && i < 64; i++)
+    if (cg->h[i].v2)
+      return UINT64_C (1) << i;
+  return 0;
 }
 
 int
-sr_cgroup_enter (sr_cgroup *cg, pid_t pid, sr_error **err)
+sr_cgroup_enter (sr_cgroup *cg, pid_t pid, uint64_t joined, sr_error **err)
 {
   if (sr_cg_systemd_enter (cg, pid, err) < 0)
     return -1;
@@ -307,8 +297,8 @@ sr_cgroup_enter (sr_cgroup *cg, pid_t pid, sr_error **err)
       if (require_dir (h, err) < 0)
         return -1;
       /* Cloned into it, or moved itself (sr_cgroup_join_open): writing the
-       * pid again would take the global lock that the child avoided. */
-      if (holds (h, pid))
+       * pid would take the global lock that the child avoided. */
+      if (i < 64 && (joined & (UINT64_C (1) << i)))
         continue;
       if (sr_cg_writef (h->fd, "cgroup.procs", err, "%d", (int) pid) < 0)
         return sr_wrap (err, "cgroup %s \"%s\"", sr_cg_hier_name (h), h->path);
@@ -317,7 +307,8 @@ sr_cgroup_enter (sr_cgroup *cg, pid_t pid, sr_error **err)
 }
 
 int
-sr_cgroup_apply (const sr_cgroup *cg, const oci_resources *res, sr_error **err)
+sr_cgroup_apply (const sr_cgroup *cg, const oci_resources *res,
+                 sr_error **err)
 {
   if (sr_cg_systemd_apply (cg, res, err) < 0
       || sr_cg_apply_resources (cg, res, err) < 0)
