@@ -10,7 +10,9 @@
 # attack tests inside a pure cgroup v2 guest, ../shared/tools/vm-run), fuzz
 # (each libFuzzer target for FUZZ_SECONDS), soak (SOAK_COUNT create/start/
 # delete cycles), format (clang-format on contrib/format-checked.txt's files,
-# contrib/scripts/check-format.sh).  It installs what it needs from Debian first, builds out of
+# contrib/scripts/check-format.sh), engines (podman, Docker, containerd and
+# its CRI plugin driving sandrun end to end: tests/engines, `make
+# check-engines`).  It installs what it needs from Debian first, builds out of
 # tree under tests/.work/, and ends with the line "N passed, M failed" (and
 # ", K skipped"); the exit status is non-zero when anything failed.
 set -uo pipefail
@@ -20,7 +22,7 @@ cd "$repo"
 work=$repo/tests/.work
 logs=$work/logs
 mkdir -p "$logs"
-SECTIONS=${SECTIONS:-format unit integration asan cgroupv2 fuzz soak}
+SECTIONS=${SECTIONS:-format unit integration engines asan cgroupv2 fuzz soak}
 FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 export SOAK_COUNT=${SOAK_COUNT:-50}
 vm_run=$(cd "$repo/.." && pwd)/shared/tools/vm-run
@@ -156,6 +158,15 @@ if wants integration; then
 	say "integration tests (this host: cgroup $(stat -fc %T /sys/fs/cgroup))"
 	# shellcheck disable=SC2046
 	run_tap integration timeout 3600 "${bats_cmd[@]}" --tap $(integration_files)
+fi
+
+if wants engines; then
+	say "engines: podman, Docker, containerd, CRI"
+	for e in containerd docker podman; do
+		# The churn comparison (100 containers) is one long test.
+		BATS_TEST_TIMEOUT=600 run_tap "engines-$e" timeout 900 tests/engines/run.sh "$e"
+		grep '^# benchmark' "$logs/engines-$e.tap"
+	done
 fi
 
 if wants asan; then

@@ -226,7 +226,7 @@ sr_container_kill (const struct sr_globals *g, const char *id, int signo, bool a
   if (sr_container_load (g, id, false, &c, err) < 0)
     return sr_wrap (err, "kill \"%s\"", id);
   if (c.status == SR_STATUS_STOPPED || (c.status == SR_STATUS_CREATING && c.rec.pid == 0))
-    return sr_fail (err, 0, "kill \"%s\": container is not running", id);
+    return sr_fail (err, 0, "kill \"%s\": container not running", id);
   if (all && c.rec.cgroup_path != NULL)
     {
       _cleanup_cgroup_ sr_cgroup *cg = NULL;

@@ -146,6 +146,18 @@ create_fails() {
 	done
 }
 
+@test "kill of a stopped container: \"container not running\", runc's words" {
+	# containerd's runc shim matches this text to tell a finished process
+	# from a failed kill; other words hang a pod's StopPodSandbox.
+	create_container "$CID"
+	runtime start "$CID"
+	wait_status "$CID" stopped
+	run --separate-stderr runtime kill "$CID" KILL
+	assert_failure
+	assert_one_error_line "container not running"
+	runtime delete "$CID"
+}
+
 @test "an unknown command or option is an error" {
 	run runtime no-such-command
 	assert_failure
