@@ -427,7 +427,7 @@ drive_init (struct create_txn *t, sr_error **err)
   t->c.rec.start_time = sr_proc_start_time (s->pid);
   if (sr_record_write (t->c.dirfd, &t->c.rec, err) < 0)
     return -1;
-  if (sr_cgroup_enter (t->cg, s->pid, err) < 0)
+  if (sr_cgroup_enter (t->cg, s->pid, s->cg_joined, err) < 0)
     return sr_wrap (err, "cgroup");
   sr_debug ("init: pid %d in cgroup \"%s\"", (int) s->pid, t->c.rec.cgroup_path);
   if (sr_linux_attrs_parent (t->cfg, t->id, s->pid, err) < 0)

@@ -257,7 +257,7 @@ drive_child (struct exec_txn *t, sr_error **err)
 {
   struct sr_spawn_ctx *s = &t->child.spawn;
 
-  if (t->cg != NULL && sr_cgroup_enter (t->cg, s->clone_pid, err) < 0)
+  if (t->cg != NULL && sr_cgroup_enter (t->cg, s->clone_pid, s->cg_joined, err) < 0)
     return sr_wrap (err, "join the cgroup");
   if (sr_sync_send (s->sync_fd, SR_SYNC_STEP, SR_STEP_CGROUP_DONE, NULL, err) < 0
       || receive_pid (s, err) < 0)

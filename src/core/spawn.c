@@ -1,5 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
 #include <signal.h>
@@ -11,6 +13,7 @@
 #include <linux/sched.h>
 
 #include "core/spawn.h"
+#include "core/sync.h"
 #include "sandrun/util.h"
 
 #ifndef CLONE_INTO_CGROUP
@@ -59,9 +62,10 @@ clone3_child (uint64_t flags, int cgroup_fd, int *pidfd)
 }
 
 static pid_t
-clone_child (uint64_t flags, int cgroup_fd, int *pidfd)
+clone_child (uint64_t flags, int cgroup_fd, int *pidfd, bool *into)
 {
   pid_t pid = clone3_child (flags, cgroup_fd, pidfd);
+  *into = pid >= 0 && cgroup_fd >= 0;
   /* A cgroup that refuses CLONE_INTO_CGROUP: sr_cgroup_enter moves the
    * child right after instead. */
   if (pid < 0 && cgroup_fd >= 0 && errno != ENOSYS)
@@ -86,6 +90,44 @@ ignored_signals (void)
   return p != NULL ? strtoull (p + 8, NULL, 16) : ~UINT64_C (0);
 }
 
+/* The child's first act: into its v1 cgroups by itself (see
+ * sr_cgroup_join_open), then it tells which moves worked (a bit per
+ * hierarchy); the parent's sr_cgroup_enter makes the others. */
+static void
+join_cgroups (int *join, size_t n, int sync_fd)
+{
+  uint64_t done = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (join[i] >= 0 && write (join[i], "0", 1) == 1)
+        done |= UINT64_C (1) << i;
+      sr_close (join[i]);
+      join[i] = -1;
+    }
+  if (n > 0)
+    {
+      char text[24];
+      snprintf (text, sizeof text, "%" PRIx64, done);
+      sr_sync_send (sync_fd, SR_SYNC_STEP, SR_STEP_CGROUP_JOINED, text, NULL);
+    }
+}
+
+/* The parent's side: which hierarchies the child is in already. */
+static int
+receive_joined (struct sr_spawn_ctx *ctx, bool into, size_t njoin,
+                sr_error **err)
+{
+  struct sr_sync_msg msg;
+  ctx->cg_joined = into ? sr_cgroup_clone_bit (ctx->cg) : 0;
+  if (njoin == 0)
+    return 0;
+  if (sr_sync_expect_step_msg (ctx->sync_fd, SR_STEP_CGROUP_JOINED, &msg, err)
+      < 0)
+    return -1;
+  ctx->cg_joined |= strtoull (msg.text, NULL, 16);
+  return 0;
+}
+
 int
 sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err)
 {
@@ -108,8 +150,15 @@ sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err)
 
   ctx->ignored_signals = ignored_signals ();
   int cgroup_fd = ctx->cg != NULL ? sr_cgroup_clone_fd (ctx->cg) : -1;
+  int join[64];
+  size_t njoin = sr_cgroup_join_open (ctx->cg, join, ARRAY_SIZE (join));
   int pidfd = -1;
-  pid_t pid = clone_child (flags, cgroup_fd, &pidfd);
+  bool into = false;
+  pid_t pid = clone_child (flags, cgroup_fd, &pidfd, &into);
+  if (pid == 0)
+    join_cgroups (join, njoin, sv[1]);
+  for (size_t i = 0; i < njoin; i++)
+    sr_close (join[i]);
   if (pid != 0)
     sr_mount_fds_close (&ctx->mount_fds); /* the init has its copies */
   if (pid < 0)
@@ -137,5 +186,5 @@ sr_spawn_clone (struct sr_spawn_ctx *ctx, sr_error **err)
       sr_close (pidfd);
       ctx->pidfd = -1;
     }
-  return 0;
+  return receive_joined (ctx, into, njoin, err);
 }

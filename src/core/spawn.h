@@ -64,6 +64,7 @@ struct sr_spawn_ctx
 
   /* outputs (parent) */
   pid_t clone_pid; /* the child cloned (the init, or the intermediate) */
+  uint64_t cg_joined; /* the hierarchies (bit i: cg's i-th) it is in already */
   pid_t pid;       /* the init, in the runtime's pid namespace */
   int pidfd;       /* of the init, -1 when unavailable */
   int sync_fd;     /* parent end of the sync socket */

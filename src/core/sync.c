@@ -101,19 +101,26 @@ sr_sync_error_from (const struct sr_sync_msg *msg, sr_error **err)
 }
 
 int
+sr_sync_expect_step_msg (int sock, enum sr_sync_step step,
+                         struct sr_sync_msg *msg, sr_error **err)
+{
+  if (sr_sync_recv (sock, msg, err) < 0)
+    return -1;
+  if (msg->hdr.type == SR_SYNC_ERROR)
+    return sr_sync_error_from (msg, err);
+  sr_close (msg->fd);
+  msg->fd = -1;
+  if (msg->hdr.type != SR_SYNC_STEP || msg->hdr.value != (int32_t) step)
+    return sr_fail (err, EPROTO, "sync: expected step %d, got message %d/%d",
+                    step, msg->hdr.type, msg->hdr.value);
+  return 0;
+}
+
+int
 sr_sync_expect_step (int sock, enum sr_sync_step step, sr_error **err)
 {
   struct sr_sync_msg msg;
-
-  if (sr_sync_recv (sock, &msg, err) < 0)
-    return -1;
-  if (msg.hdr.type == SR_SYNC_ERROR)
-    return sr_sync_error_from (&msg, err);
-  sr_close (msg.fd);
-  if (msg.hdr.type != SR_SYNC_STEP || msg.hdr.value != (int32_t) step)
-    return sr_fail (err, EPROTO, "sync: expected step %d, got message %d/%d",
-                    step, msg.hdr.type, msg.hdr.value);
-  return 0;
+  return sr_sync_expect_step_msg (sock, step, &msg, err);
 }
 
 void

@@ -46,6 +46,8 @@ enum sr_sync_step
   SR_STEP_TIMENS_DONE,      /* parent -> child */
   SR_STEP_READY,            /* child -> parent: set up, about to wait for start */
   SR_STEP_GO,               /* parent -> child: create is complete; keep waiting */
+  SR_STEP_CGROUP_JOINED,    /* child -> parent, first: the v1 cgroups I moved
+                               myself into (text: a hex mask) */
 };
 
 enum sr_sync_fd_kind
@@ -82,6 +84,9 @@ int sr_sync_error_from (const struct sr_sync_msg *msg, sr_error **err);
 int sr_sync_wait_exec (int sock, sr_error **err);
 /* Wait for STEP `step`; an ERROR message becomes *err. */
 int sr_sync_expect_step (int sock, enum sr_sync_step step, sr_error **err);
+/* The same, keeping the message (its text). */
+int sr_sync_expect_step_msg (int sock, enum sr_sync_step step,
+                             struct sr_sync_msg *msg, sr_error **err);
 void sr_sync_send_log (int sock, enum sr_log_level level, const char *msg);
 /* Child side: send log lines as LOG messages on `fd` instead of writing
  * them (-1 stops). */

@@ -1,6 +1,7 @@
 /* The cgroup interface: one sr_cgroup holds the container's directory in
  * every hierarchy of the host, whatever the layout (v1, hybrid, v2). */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,8 +302,34 @@ require_dir (const struct sr_cg_hier *h, sr_error **err)
   return 0;
 }
 
+size_t
+sr_cgroup_join_open (const sr_cgroup *cg, int *fds, size_t max)
+{
+  bool any = false;
+  if (cg == NULL || cg->sd != NULL || cg->n > max)
+    return 0;
+  for (size_t i = 0; i < cg->n; i++)
+    {
+      const struct sr_cg_hier *h = &cg->h[i];
+      fds[i] = -1;
+      if (!h->v2 && h->fd >= 0)
+        fds[i] = openat (h->fd, "tasks", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+      any = any || fds[i] >= 0;
+    }
+  return any ? cg->n : 0;
+}
+
+uint64_t
+sr_cgroup_clone_bit (const sr_cgroup *cg)
+{
+  for (size_t i = 0; i < cg->n && i < 64; i++)
+    if (cg->h[i].v2)
+      return UINT64_C (1) << i;
+  return 0;
+}
+
 int
-sr_cgroup_enter (sr_cgroup *cg, pid_t pid, sr_error **err)
+sr_cgroup_enter (sr_cgroup *cg, pid_t pid, uint64_t joined, sr_error **err)
 {
   if (sr_cg_systemd_enter (cg, pid, err) < 0)
     return -1;
@@ -311,8 +338,10 @@ sr_cgroup_enter (sr_cgroup *cg, pid_t pid, sr_error **err)
       const struct sr_cg_hier *h = &cg->h[i];
       if (require_dir (h, err) < 0)
         return -1;
-      /* Writing a pid that is already there (cloned into the cgroup) is a
-       * cheap no-op, so no need to tell the hierarchies apart. */
+      /* Cloned into it, or moved itself (sr_cgroup_join_open): writing the
+       * pid would take the global lock that the child avoided. */
+      if (i < 64 && (joined & (UINT64_C (1) << i)))
+        continue;
       if (sr_cg_writef (h->fd, "cgroup.procs", err, "%d", (int) pid) < 0)
         return sr_wrap (err, "cgroup %s \"%s\"", sr_cg_hier_name (h), h->path);
     }

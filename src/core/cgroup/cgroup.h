@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "oci-spec/types.h"
@@ -118,10 +119,26 @@ const char *sr_cgroup_path (const sr_cgroup *cg);
  * clone3(CLONE_INTO_CGROUP); -1 where there is none. */
 int sr_cgroup_clone_fd (const sr_cgroup *cg);
 
-/* Move `pid` into the cgroup in every hierarchy (a no-op for the unified one
- * when the process was cloned into it).  A cgroup of the systemd driver's
+/* Before the clone, for the child to move itself: fds[i] for the i-th
+ * hierarchy, the "tasks" file of a v1 one (else -1); returns how many
+ * entries (0: nothing to do, as for the systemd driver or more than `max`
+ * hierarchies).  The child, still single-threaded, writes "0" to each:
+ * moving another process (a pid into cgroup.procs) takes the kernel's
+ * global threadgroup lock for writing, whose first writer after a quiet
+ * spell waits a whole RCU grace period (10-15 ms measured).  The fds were
+ * opened by this process, so the write is allowed even from the child's
+ * new user namespace. */
+size_t sr_cgroup_join_open (const sr_cgroup *cg, int *fds, size_t max);
+
+/* The bit (1 << i) of the hierarchy that sr_cgroup_clone_fd is. */
+uint64_t sr_cgroup_clone_bit (const sr_cgroup *cg);
+
+/* Move `pid` into the cgroup in every hierarchy i whose bit (1 << i) is
+ * not set in `joined` (those it is in already: cloned into the unified
+ * one, moved by itself into v1 ones).  A cgroup of the systemd driver's
  * create starts its unit with `pid` first (cgroup_systemd.h). */
-int sr_cgroup_enter (sr_cgroup *cg, pid_t pid, sr_error **err);
+int sr_cgroup_enter (sr_cgroup *cg, pid_t pid, uint64_t joined,
+                     sr_error **err);
 
 /* Apply resources (create and `update`); on a hybrid host, first enable
  * on the way down the cgroup2 controllers they need.  Device rules are rewritten only

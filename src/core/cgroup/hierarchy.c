@@ -240,9 +240,9 @@ sr_cg_hier_parse (sr_cgroup_layout layout, const char *proc_cgroup,
   return 0;
 }
 
-int
-sr_cg_hier_discover (sr_cgroup_layout layout, struct sr_cg_hier **out,
-                     size_t *n, sr_error **err)
+static int
+discover (sr_cgroup_layout layout, struct sr_cg_hier **out, size_t *n,
+          sr_error **err)
 {
   _cleanup_free_ char *pc = NULL, *mi = NULL;
   if (sr_read_file_at (AT_FDCWD, "/proc/self/cgroup", 1 << 20, &pc, NULL, err)
@@ -273,6 +273,45 @@ sr_cg_hier_discover (sr_cgroup_layout layout, struct sr_cg_hier **out,
     }
   *out = h;
   *n = nh;
+  return 0;
+}
+
+/* The host's hierarchies and this process's place in them do not change
+ * while one command runs (sandrun never moves itself into a cgroup), yet a
+ * `run` or a sandbox asks several times: the files are read once per
+ * process and each caller gets its own copy. */
+int
+sr_cg_hier_discover (sr_cgroup_layout layout, struct sr_cg_hier **out,
+                     size_t *n, sr_error **err)
+{
+  static struct sr_cg_hier *memo;
+  static size_t memo_n;
+  static sr_cgroup_layout memo_layout;
+
+  if (memo == NULL || memo_layout != layout)
+    {
+      struct sr_cg_hier *h = NULL;
+      size_t nh = 0;
+      if (discover (layout, &h, &nh, err) < 0)
+        return -1;
+      if (memo != NULL)
+        free_hiers (memo, memo_n);
+      memo = h;
+      memo_n = nh;
+      memo_layout = layout;
+    }
+  struct sr_cg_hier *h = xcalloc (memo_n, sizeof *h);
+  for (size_t i = 0; i < memo_n; i++)
+    h[i] = (struct sr_cg_hier){
+      .key = xstrdup (memo[i].key),
+      .mnt = xstrdup (memo[i].mnt),
+      .v2 = memo[i].v2,
+      .ctrls = memo[i].ctrls,
+      .own = xstrdup (memo[i].own),
+      .fd = -1,
+    };
+  *out = h;
+  *n = memo_n;
   return 0;
 }
 
