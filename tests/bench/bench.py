@@ -350,7 +350,7 @@ def bench_sandbox(b, rts):
                 "--tmpfs", "/tmp", "--dir", "/work", "--chdir", "/work",
                 "--cap-drop", "ALL", "--clearenv", "--", "/bin/true"]
         if probe(b, "bwrap", argv):
-            variants["bwrap"] = lambda: measure(argv)
+            variants["bwrap"] = lambda argv=argv: measure(argv)
     else:
         b.extra("bwrap: not installed, left out")
     for label, argv in engine_commands(b):
@@ -410,7 +410,10 @@ def engine_commands(b):
         quiet(["tar", "-C", os.path.join(b.true_bundle, "rootfs"), "-cf", tar, "."])
         r = quiet(base + ["import", tar, "localhost/bench:latest"], check=False)
         if r.returncode == 0:
+            # limits a root without CAP_SYS_RESOURCE may set (podman's
+            # defaults are higher than such a machine's hard limits)
             out.append(("podman run --rm (crun)", base + ["run", "--rm", "--network", "none",
+                                                          "--ulimit", "host",
                                                           "--runtime", "crun",
                                                           "localhost/bench:latest", "true"]))
         else:
