@@ -432,7 +432,7 @@ teardown() {
 	! kill -0 "$pid" 2>/dev/null || fail "container process $pid left behind"
 }
 
-@test "$ENGINE: 50 sequential run --rm, sandrun beside crun (benchmark, no assertion)" {
+@test "$ENGINE: 50 sequential run --rm, sandrun alternating with crun (benchmark, no assertion)" {
 	[[ -x ${CRUN:-} ]] || skip "crun is not installed"
 	local crun_rt s c
 	if [[ $ENGINE == docker ]]; then
@@ -440,7 +440,10 @@ teardown() {
 	else
 		crun_rt=$(crun_for_engines "$ENG_DIR/crun")
 	fi
-	s=$(churn sandrun 50 eng run --rm --network none "$IMAGE" true) || fail "$s"
-	c=$(churn crun 50 eng run --rm --runtime "$crun_rt" --network none "$IMAGE" true) || fail "$c"
-	echo "# benchmark $ENGINE: 50 x run --rm: sandrun $s ms/container, crun $c ms/container$(churn_crun_note)" >&3
+	local with_sandrun=(eng run --rm --network none "$IMAGE" true)
+	local with_crun=(eng run --rm --runtime "$crun_rt" --network none "$IMAGE" true)
+	local out
+	out=$(churn_pair 50 with_sandrun with_crun) || fail "$out"
+	read -r s c <<<"$out"
+	echo "# benchmark $ENGINE: 50 x run --rm, alternating: sandrun $s ms/container, crun $c ms/container$(churn_crun_note)" >&3
 }

@@ -105,6 +105,24 @@ churn() {
 	echo "$(((end - start) / count / 1000000))"
 }
 
+# churn_pair COUNT ARRAY-A ARRAY-B: the commands in the two arrays (named),
+# COUNT times each, alternating so that the machine's drift and the engine's
+# warm-up hit both alike; prints the mean ms of each, "A B".
+churn_pair() {
+	local count=$1 i t0 t1 ta=0 tb=0
+	local -n cmd_a=$2 cmd_b=$3
+	for ((i = 0; i < count; i++)); do
+		t0=$(date +%s%N)
+		"${cmd_a[@]}" >/dev/null 2>&1 || { echo "churn: run $i of $2 failed: $("${cmd_a[@]}" 2>&1 | tail -3)"; return 1; }
+		t1=$(date +%s%N)
+		ta=$((ta + t1 - t0))
+		"${cmd_b[@]}" >/dev/null 2>&1 || { echo "churn: run $i of $3 failed: $("${cmd_b[@]}" 2>&1 | tail -3)"; return 1; }
+		t0=$(date +%s%N)
+		tb=$((tb + t0 - t1))
+	done
+	echo "$((ta / count / 1000000)) $((tb / count / 1000000))"
+}
+
 # crun_for_engines PATH: a crun an engine can call on this host.  crun 1.8
 # refuses to run on a cgroup v1 hybrid host whose v2 hierarchy has controllers
 # enabled; there the wrapper runs each crun call in a private mount namespace
