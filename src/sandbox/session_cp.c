@@ -22,7 +22,10 @@ sb_session_openat (const struct sb_session *s, const char *path, int flags,
 {
   const char *top = NULL, *rest = NULL;
 
-  if (str_has_prefix (path, "/work/"))
+  /* A relative path is the working directory's, as inside the sandbox. */
+  if (path[0] != '/')
+    top = s->b.work, rest = path;
+  else if (str_has_prefix (path, "/work/"))
     top = s->b.work, rest = path + 6;
   else if (str_has_prefix (path, "/tmp/"))
     top = s->b.tmp, rest = path + 5;

@@ -180,6 +180,14 @@ wait_gone() {
 	[[ $(cat "$BATS_TEST_TMPDIR/host") == secret-of-host ]]
 	run runtime sandbox cp "$S" "$BATS_TEST_TMPDIR/in" /etc/x
 	[[ $status == 125 ]]
+	# a relative path is the working directory's, and stays inside it
+	run runtime sandbox cp "$S" "$BATS_TEST_TMPDIR/in" rel.txt
+	assert_success
+	ex "$S" -- cat /work/rel.txt
+	[[ $(receipt .stdout) == data ]]
+	run runtime sandbox cp "$S:../etc/passwd" "$BATS_TEST_TMPDIR/x"
+	[[ $status == 125 ]]
+	[[ ! -e $BATS_TEST_TMPDIR/x ]]
 	runtime sandbox stop "$S"
 }
 
