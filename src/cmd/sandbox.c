@@ -317,6 +317,8 @@ parse (int argc, char **argv, enum mode m, struct sb_options *o,
                         "sandbox start: unexpected \"%s\" (a session runs its "
                         "commands with sandbox exec)",
                         argv[optind]);
+      if (m == MODE_START && sb_egress_check (o, err) < 0)
+        return sr_wrap (err, "sandbox start");
       return 0;
     }
   if (m == MODE_EXEC && a->code_set)

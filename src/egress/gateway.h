@@ -22,6 +22,9 @@
 #define EG_DNSMAP_MAX 1024
 #define EG_RECORDS_MAX 10000
 #define EG_DNS_LOOKUPS_MAX 256 /* DNS queries waiting for an upstream answer */
+#define EG_MARKS_MAX 64        /* mark requests waiting for their line */
+#define EG_MARK_TOKEN_MAX 64
+#define EG_MARK_SETTLE_MS 1000 /* at most, for finished clients' records */
 
 enum eg_ev_kind
 {
@@ -133,6 +136,12 @@ struct gateway
   } dnsmap[EG_DNSMAP_MAX];
   size_t n_dnsmap, dnsmap_next;
   size_t n_dns_lookups; /* DNS queries waiting for c-ares */
+  /* the control socket's partial line, and the marks asked for (control.c) */
+  char ctl_buf[EG_MARK_TOKEN_MAX + 16];
+  size_t ctl_len;
+  char marks[EG_MARKS_MAX][EG_MARK_TOKEN_MAX + 1];
+  size_t n_marks;
+  int64_t marks_deadline;
   bool stopping;
 };
 
@@ -177,10 +186,16 @@ size_t eg_filter_addrs (struct gateway *gw, const char *name, uint16_t port,
                         bool declared, struct eg_addr *addrs, size_t n,
                         char *why, size_t why_len);
 
+/* control.c */
+void eg_control_readable (struct gateway *gw, int fd);
+int eg_marks_timeout (struct gateway *gw, int timeout);
+void eg_marks_flush (struct gateway *gw, bool idle);
+
 /* record.c */
 void eg_record_start (struct eg_record *r, enum eg_proto proto);
 void eg_record_write (struct gateway *gw, struct eg_record *r);
 void eg_record_summary (struct gateway *gw);
+void eg_record_mark (struct gateway *gw, const char *token);
 char *eg_record_json (const struct eg_record *r, int64_t now_ms);
 
 #endif

@@ -1,6 +1,7 @@
 /* The gateway's event loop: one epoll set for the listening sockets, the
  * DNS stub, c-ares, every connection, the control socket (its end means the
- * sandbox is over) and the termination signals. */
+ * sandbox is over; a session's marks, control.c) and the termination
+ * signals. */
 #include <errno.h>
 #include <stdlib.h>
 #include <signal.h>
@@ -75,6 +76,8 @@ dispatch (struct gateway *gw, struct eg_ev *ev, uint32_t events)
       eg_dns_readable (gw);
       break;
     case EV_CONTROL:
+      eg_control_readable (gw, ev->fd);
+      break;
     case EV_SIGNAL:
       gw->stopping = true;
       break;
@@ -124,15 +127,18 @@ eg_loop_run (struct gateway *gw, int control_fd, sr_error **err)
   while (!gw->stopping)
     {
       struct epoll_event evs[64];
-      int n = epoll_wait (gw->ep, evs, 64, next_timeout (gw));
+      int n = epoll_wait (gw->ep, evs, 64,
+                          eg_marks_timeout (gw, next_timeout (gw)));
       if (n < 0 && errno != EINTR)
         return sr_fail (err, errno, "epoll_wait");
       for (int i = 0; i < n; i++)
         dispatch (gw, evs[i].data.ptr, evs[i].events);
       expire (gw);
       eg_conns_sweep (gw, false);
+      eg_marks_flush (gw, n == 0);
     }
   eg_conns_close_all (gw, NULL);
+  eg_marks_flush (gw, true);
   ares_destroy (gw->ares); /* pending lookups end, their callbacks run */
   ares_library_cleanup ();
   eg_conns_sweep (gw, true);

@@ -1,6 +1,7 @@
 /* The record of attempts: one JSON line per connection or DNS query on the
  * log fd, in the shape of the receipt's `network` entries, and a summary
- * line at the end with the limits the gateway enforced. */
+ * line at the end with the limits the gateway enforced (mark lines, asked
+ * for on the control socket, carry the same state in between). */
 #include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_gen.h>
@@ -66,13 +67,20 @@ eg_record_write (struct gateway *gw, struct eg_record *r)
   r->time = NULL;
 }
 
-void
-eg_record_summary (struct gateway *gw)
+/* The gateway's state as one line: the summary at the end, or a mark
+ * (control.c) asked for by a session's execution. */
+static void
+write_state (struct gateway *gw, const char *mark)
 {
   yajl_gen g = sr_json_gen_new (false);
   yajl_gen_map_open (g);
-  sr_json_gen_str (g, "summary");
-  yajl_gen_bool (g, 1);
+  if (mark != NULL)
+    sr_json_gen_key_str (g, "mark", mark);
+  else
+    {
+      sr_json_gen_str (g, "summary");
+      yajl_gen_bool (g, 1);
+    }
   sr_json_gen_str (g, "bytes_limit_hit");
   yajl_gen_bool (g, gw->bytes_cap_hit);
   sr_json_gen_str (g, "connections_limit_hit");
@@ -83,4 +91,16 @@ eg_record_summary (struct gateway *gw)
   yajl_gen_map_close (g);
   _cleanup_free_ char *line = sr_json_gen_take (g, true);
   sr_write_all (gw->log_fd, line, strlen (line));
+}
+
+void
+eg_record_summary (struct gateway *gw)
+{
+  write_state (gw, NULL);
+}
+
+void
+eg_record_mark (struct gateway *gw, const char *token)
+{
+  write_state (gw, token);
 }

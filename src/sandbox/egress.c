@@ -186,6 +186,17 @@ sb_egress_start (const struct sb_options *o, struct sb_egress *e,
   return await_ready (e, err);
 }
 
+int
+sb_egress_start_for (const struct sb_options *o, struct sb_bundle *b,
+                     struct sb_egress *e, sr_error **err)
+{
+  if (sb_egress_write_resolv_conf (b->rootfs, err) < 0
+      || sb_egress_start (o, e, err) < 0)
+    return -1;
+  b->netns = e->netns;
+  return 0;
+}
+
 static char *
 get_str (yajl_val v, const char *key)
 {
@@ -202,27 +213,20 @@ get_int (yajl_val v, const char *key)
   return n && YAJL_IS_INTEGER (n) ? YAJL_GET_INTEGER (n) : 0;
 }
 
+/* A line that ends a stretch of the record: the summary, or a mark. */
 static void
-take_line (struct sb_egress *e, const char *line)
+take_state (struct sb_egress *e, yajl_val v)
 {
-  yajl_val v = yajl_tree_parse (line, NULL, 0);
-  if (v == NULL || !YAJL_IS_OBJECT (v))
-    {
-      e->incomplete = true;
-      yajl_tree_free (v);
-      return;
-    }
-  const char *summary[] = { "summary", NULL };
-  if (yajl_tree_get (v, summary, yajl_t_true) != NULL)
-    {
-      const char *b[] = { "bytes_limit_hit", NULL },
-                 *c[] = { "connections_limit_hit", NULL };
-      e->bytes_limit_hit = yajl_tree_get (v, b, yajl_t_true) != NULL;
-      e->connections_limit_hit = yajl_tree_get (v, c, yajl_t_true) != NULL;
-      e->incomplete = get_int (v, "unrecorded") > 0;
-      yajl_tree_free (v);
-      return;
-    }
+  const char *b[] = { "bytes_limit_hit", NULL },
+             *c[] = { "connections_limit_hit", NULL };
+  e->bytes_limit_hit = yajl_tree_get (v, b, yajl_t_true) != NULL;
+  e->connections_limit_hit = yajl_tree_get (v, c, yajl_t_true) != NULL;
+  e->unrecorded = get_int (v, "unrecorded");
+}
+
+static void
+take_entry (struct sb_egress *e, yajl_val v)
+{
   e->entries = xrealloc (e->entries, (e->n_entries + 1) * sizeof *e->entries);
   struct sb_egress_entry *x = &e->entries[e->n_entries++];
   x->time = get_str (v, "time");
@@ -237,7 +241,41 @@ take_line (struct sb_egress *e, const char *line)
   x->duration_ms = get_int (v, "duration_ms");
   if (str_eq (x->decision, "denied"))
     e->denied++;
+}
+
+/* One line; true when it is the one that ends the stretch (`token`'s mark,
+ * or the summary when `token` is NULL). */
+static bool
+take_line (struct sb_egress *e, const char *line, const char *token)
+{
+  yajl_val v = yajl_tree_parse (line, NULL, 0);
+  const char *summary[] = { "summary", NULL }, *mark[] = { "mark", NULL };
+  bool end = false;
+  yajl_val m = v != NULL ? yajl_tree_get (v, mark, yajl_t_string) : NULL;
+  if (v == NULL || !YAJL_IS_OBJECT (v))
+    e->incomplete = true;
+  else if (m != NULL) /* a session's mark: its own execution's, or another's */
+    end = token != NULL && str_eq (YAJL_GET_STRING (m), token);
+  else if (yajl_tree_get (v, summary, yajl_t_true) != NULL)
+    end = token == NULL;
+  else
+    take_entry (e, v);
+  if (end)
+    take_state (e, v);
   yajl_tree_free (v);
+  return end;
+}
+
+ssize_t
+sb_egress_take_record (struct sb_egress *e, char *buf, const char *token)
+{
+  for (char *l = buf, *nl; (nl = strchr (l, '\n')) != NULL; l = nl + 1)
+    {
+      *nl = '\0';
+      if (take_line (e, l, token))
+        return nl + 1 - buf;
+    }
+  return -1;
 }
 
 static void
@@ -248,24 +286,13 @@ read_record (struct sb_egress *e)
   _cleanup_error_ sr_error *err = NULL;
   char path[64];
   snprintf (path, sizeof path, "/proc/self/fd/%d", e->log_fd);
-  if (sr_read_file_at (AT_FDCWD, path, LOG_MAX, &buf, &len, &err) < 0)
-    {
-      e->incomplete = true;
-      return;
-    }
-  bool summary = false;
-  for (char *save = NULL, *l = strtok_r (buf, "\n", &save); l != NULL;
-       l = strtok_r (NULL, "\n", &save))
-    {
-      summary = strstr (l, "\"summary\"") != NULL;
-      take_line (e, l);
-    }
-  if (!summary)
+  if (sr_read_file_at (AT_FDCWD, path, LOG_MAX, &buf, &len, &err) < 0
+      || sb_egress_take_record (e, buf, NULL) < 0 || e->unrecorded > 0)
     e->incomplete = true;
 }
 
 void
-sb_egress_stop (struct sb_egress *e)
+sb_egress_end (struct sb_egress *e)
 {
   if (e->pid < 0)
     return;
@@ -278,6 +305,14 @@ sb_egress_stop (struct sb_egress *e)
   while (waitpid (e->pid, &status, 0) < 0 && errno == EINTR)
     ;
   e->pid = -1;
+}
+
+void
+sb_egress_stop (struct sb_egress *e)
+{
+  if (e->pid < 0)
+    return;
+  sb_egress_end (e);
   read_record (e);
 }
 

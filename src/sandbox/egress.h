@@ -14,6 +14,7 @@
 #include <sys/types.h>
 #include <yajl/yajl_gen.h>
 
+#include "bundle.h"
 #include "options.h"
 #include "sandrun/error.h"
 
@@ -40,7 +41,8 @@ struct sb_egress
   size_t n_entries;
   size_t denied;
   bool bytes_limit_hit, connections_limit_hit;
-  bool incomplete; /* the gateway's record was cut short or unreadable */
+  long long unrecorded; /* attempts past the gateway's record limit */
+  bool incomplete;      /* the gateway's record was cut short or unreadable */
 };
 
 #define SB_EGRESS_INIT                                                        \
@@ -55,9 +57,23 @@ int sb_egress_check (const struct sb_options *o, sr_error **err);
 /* Start the gateway and wait until its namespace is ready. */
 int sb_egress_start (const struct sb_options *o, struct sb_egress *e,
                      sr_error **err);
+/* Start it for the sandbox of bundle `b`: its resolv.conf (in the root's
+ * writable top layer, never through a symlink of a --rootfs) and its
+ * namespace to join (b->netns, valid while `e` is). */
+int sb_egress_start_for (const struct sb_options *o, struct sb_bundle *b,
+                         struct sb_egress *e, sr_error **err);
 /* End the gateway (its open connections are closed and recorded) and read
  * its record. */
 void sb_egress_stop (struct sb_egress *e);
+/* End the gateway without reading its record (a session's end). */
+void sb_egress_end (struct sb_egress *e);
+/* Take the record's lines in `buf` (NUL-terminated; modified) into `e` up
+ * to the line that ends them: the summary (`token` NULL) or the mark
+ * `token` of a session's execution (docs/sessions.md), whose limits' state
+ * `e` takes.  Other marks are skipped.  The offset past that line, or -1
+ * when it is not there. */
+ssize_t sb_egress_take_record (struct sb_egress *e, char *buf,
+                               const char *token);
 void sb_egress_clear (struct sb_egress *e);
 
 /* The policy's "network" (none or gateway) and, with the gateway, "egress":

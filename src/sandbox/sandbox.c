@@ -103,20 +103,6 @@ make_pipes (struct sb_exec *x, sr_error **err)
   return 0;
 }
 
-/* The egress gateway, its namespace for the sandbox, the resolv.conf that
- * names its DNS stub (written into the root's writable top layer, never
- * through a symlink of a --rootfs). */
-static int
-start_egress (struct sb_exec *x, sr_error **err)
-{
-  if (sb_egress_write_resolv_conf (x->b.rootfs, err) < 0)
-    return -1;
-  if (sb_egress_start (x->o, &x->eg, err) < 0)
-    return -1;
-  x->b.netns = x->eg.netns;
-  return 0;
-}
-
 /* Every this many samples, the growth of a --workdir is measured. */
 #define WORKDIR_EVERY 2
 
@@ -143,7 +129,8 @@ prepare (struct sb_exec *x, sr_error **err)
 
   if (sb_bundle_create (x->g, x->o, &x->b, err) < 0)
     return -1;
-  if (sb_egress_wanted (x->o) && start_egress (x, err) < 0)
+  if (sb_egress_wanted (x->o)
+      && sb_egress_start_for (x->o, &x->b, &x->eg, err) < 0)
     return -1;
   x->cfg = sb_policy_config (x->o, &x->b, err);
   if (x->cfg == NULL)

@@ -93,7 +93,8 @@ put_num (char **buf, size_t *len, const char *key, long long v)
 
 static int
 write_info (const char *dir, const struct sb_session_opts *so,
-            const struct sb_bundle *b, sr_error **err)
+            const struct sb_bundle *b, const struct sb_egress *eg,
+            sr_error **err)
 {
   _cleanup_free_ char *buf = NULL;
   _cleanup_free_ char *now = sr_now_rfc3339 ();
@@ -112,6 +113,11 @@ write_info (const char *dir, const struct sb_session_opts *so,
   put_num (&buf, &len, "work_uid", b->work_uid);
   put_num (&buf, &len, "work_gid", b->work_gid);
   put_num (&buf, &len, "host_base", b->host_base);
+  if (eg->pid > 0)
+    {
+      put_num (&buf, &len, "egress_control_fd", eg->control_fd);
+      put_num (&buf, &len, "egress_log_fd", eg->log_fd);
+    }
   for (size_t i = 0; b->host_paths != NULL && b->host_paths[i] != NULL; i++)
     put (&buf, &len, "host_path", b->host_paths[i]);
   for (size_t i = 0; so->flags != NULL && so->flags[i] != NULL; i++)
@@ -169,6 +175,10 @@ parse_info (struct sb_session *s, const char *buf, size_t len)
         b->work_gid = (gid_t) num (v);
       else if (str_eq (k, "host_base"))
         b->host_base = (uid_t) num (v);
+      else if (str_eq (k, "egress_control_fd"))
+        s->egress_control_fd = (int) num (v);
+      else if (str_eq (k, "egress_log_fd"))
+        s->egress_log_fd = (int) num (v);
       else if (str_eq (k, "host_path"))
         strv_append (&b->host_paths, v);
       else if (str_eq (k, "flag"))
@@ -207,6 +217,7 @@ sb_session_close (struct sb_session *s)
   strv_free (b->host_paths);
   memset (s, 0, sizeof *s);
   s->pidfd = -1;
+  s->egress_control_fd = s->egress_log_fd = -1;
   s->b.lock_fd = s->b.slot_fd = -1;
 }
 
@@ -220,6 +231,7 @@ sb_session_open (const struct sr_globals *g, const char *name,
 
   memset (s, 0, sizeof *s);
   s->pidfd = -1;
+  s->egress_control_fd = s->egress_log_fd = -1;
   s->b.lock_fd = s->b.slot_fd = -1;
   if (!sb_session_name_ok (name))
     return sr_fail (err, EINVAL,
@@ -284,6 +296,7 @@ struct supervisor
   struct sb_bundle b;
   oci_config *cfg;
   struct sb_watchdog wd;
+  struct sb_egress eg; /* --allow-host: the gateway, for the session */
   pid_t init;
   int init_pidfd;
   int64_t started_ms;
@@ -365,8 +378,10 @@ live (struct supervisor *v)
           while (read (sigfd, &si, sizeof si) == sizeof si)
             if (si.ssi_signo != SIGCHLD)
               return;
-          while (waitpid (-1, NULL, WNOHANG) > 0)
-            ;
+          pid_t pid;
+          while ((pid = waitpid (-1, NULL, WNOHANG)) > 0)
+            if (pid == v->eg.pid)
+              v->eg.pid = -1; /* gone: never signalled by that pid again */
         }
       now = sr_monotonic_ms ();
       d = next_deadline (v);
@@ -410,6 +425,9 @@ end (struct supervisor *v)
         sr_log (SR_LOG_WARNING, "session: delete \"%s\": %s", v->b.id,
                 err->msg);
     }
+  /* the gateway after the container: the sandbox's namespace is its */
+  sb_egress_end (&v->eg);
+  sb_egress_clear (&v->eg);
   sb_bundle_destroy (&v->b);
   sb_watchdog_stop (&v->wd);
   if (v->cfg != NULL)
@@ -444,6 +462,11 @@ make_sandbox (struct supervisor *v, sr_error **err)
     return -1;
   if (v->so->kernel != NULL && install_kernel (&v->b, err) < 0)
     return -1;
+  /* as the one-shot's, but for the session's lifetime: its executions
+   * take their share of its record (session_egress.h) */
+  if (sb_egress_wanted (&o)
+      && sb_egress_start_for (&o, &v->b, &v->eg, err) < 0)
+    return -1;
   v->cfg = sb_policy_config (&o, &v->b, err);
   if (v->cfg == NULL)
     return -1;
@@ -456,7 +479,7 @@ make_sandbox (struct supervisor *v, sr_error **err)
       < 0)
     return -1;
   sb_watchdog_arm (&v->wd, v->init);
-  return write_info (v->dir, v->so, &v->b, err);
+  return write_info (v->dir, v->so, &v->b, &v->eg, err);
 }
 
 static __attribute__ ((noreturn)) void
@@ -470,6 +493,7 @@ supervise (const struct sr_globals *g, const struct sb_options *o,
                           .dir = dir,
                           .b = SB_BUNDLE_INIT,
                           .wd = SB_WATCHDOG_INIT,
+                          .eg = SB_EGRESS_INIT,
                           .init = -1,
                           .init_pidfd = -1 };
   _cleanup_error_ sr_error *err = NULL;
@@ -629,13 +653,6 @@ int
 sb_session_start (const struct sr_globals *g, const struct sb_options *o,
                   const struct sb_session_opts *so, sr_error **err)
 {
-  /* Refused rather than ignored: a session that was asked for hosts must not
-   * look like it has them. */
-  if (sb_egress_wanted (o))
-    return sr_fail (err, 0,
-                    "start \"%s\": --allow-host is not available for "
-                    "sessions yet (one-shot sandboxes only)",
-                    so->name);
   if (start_supervisor (g, o, so, err) < 0)
     return -1;
   if (probe (g, o, so, err) == 0)

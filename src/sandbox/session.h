@@ -51,6 +51,9 @@ struct sb_session
   char *kernel;
   char *created;
   int64_t idle_ms, lifetime_ms;
+  /* --allow-host: the egress gateway's control socket and log, fds of the
+   * supervisor's (session_egress.h); -1 without */
+  int egress_control_fd, egress_log_fd;
   struct sb_bundle b; /* id, work, tmp, ids and host paths; nothing held */
 };
 

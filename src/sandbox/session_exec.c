@@ -18,6 +18,7 @@
 
 #include "files.h"
 #include "session.h"
+#include "session_egress.h"
 #include "stats.h"
 #include "supervisor.h"
 #include "sandrun/exec.h"
@@ -37,6 +38,7 @@ struct session_exec
   struct sb_files before, changes;
   struct sb_usage start_usage;
   struct sb_kernel_result kernel;
+  struct sb_session_egress egress;
   pid_t *old_pids;
   size_t n_old;
   int in_fd, out_w, err_w, result_r, result_w;
@@ -59,6 +61,7 @@ release (struct session_exec *x)
   sr_close (x->busy_fd);
   free (x->old_pids);
   sb_kernel_result_clear (&x->kernel);
+  sb_session_egress_clear (&x->egress);
   sb_receipt_clear (&x->rc);
   sigprocmask (SIG_SETMASK, &x->old_mask, NULL);
 }
@@ -332,6 +335,7 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
     .result_r = -1,
     .result_w = -1,
     .busy_fd = -1,
+    .egress = SB_SESSION_EGRESS_INIT,
   };
   /* SIGINT ignored until the client has its handler (see sample_pids);
    * -I -S: no site, no user paths: the client only relays. */
@@ -343,7 +347,8 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
   x.sv.sample_arg = &x;
   sigprocmask (SIG_SETMASK, NULL, &x.old_mask);
 
-  if (prepare (&x, o, code, err) < 0)
+  if (prepare (&x, o, code, err) < 0
+      || sb_session_egress_begin (s, &x.egress, err) < 0)
     return -1;
   x.rc.started_at = sr_now_rfc3339 ();
   x.sv.started_ms = sr_monotonic_ms ();
@@ -357,6 +362,7 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
   sb_stats_collect (g, s->b.id, &x.rc.usage);
   sb_supervisor_reap (&x.sv, &x.res);
   usage_since (&x.rc.usage, &x.start_usage);
+  sb_session_egress_end (s, &x.egress);
   if (code != NULL)
     read_kernel_result (&x);
   x.rc.finished_at = sr_now_rfc3339 ();
@@ -369,6 +375,7 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
   sb_session_touch (s);
   x.rc.session = s->name;
   x.rc.kernel = code != NULL ? &x.kernel : NULL;
+  x.rc.egress = sb_session_egress_record (&x.egress);
   sb_receipt_set (&x.rc, o, &s->b, &x.sv, &x.res, &x.changes);
   sb_receipt_judge (&x.rc);
   if (x.kernel.state_lost)
