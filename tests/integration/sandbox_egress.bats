@@ -52,6 +52,11 @@ setup() {
 }
 
 teardown() {
+	local pid
+	# the supervisors of sessions a failed test left (the gateway dies with its own)
+	for pid in $("$RUNTIME" --root "$ROOT" sandbox list --format json 2>/dev/null | jq -r '.[].pid' 2>/dev/null); do
+		kill -9 "$pid" 2>/dev/null || true
+	done
 	kill_marked_processes
 	[[ -n ${SANDRUN_PID:-} ]] && kill -9 "$SANDRUN_PID" 2>/dev/null
 	rm -rf "$ROOT"
@@ -374,4 +379,101 @@ gateway_pid() {
 	[[ $output == *unreachable* ]] || fail "$output"
 	[[ $(receipt '.network | length') -eq 0 ]]
 	[[ $(receipt '.policy.network') == none ]]
+}
+
+# --- sessions (issue 14): one gateway for the session, each execution's
+# receipt lists the attempts made during it ---
+
+# session_start NAME ARG...: a session with the test servers' names
+# declared and /work holding the server certificate.
+session_start() {
+	local name=$1
+	shift
+	runtime sandbox start --name "$name" --env "$TEST_MARK" --workdir "$WD" --timeout 60s \
+		--add-host "web.test:$EG_SRV" --add-host "other.test:$EG_SRV" "$@"
+}
+
+# session_exec NAME N ARG...: one execution, its receipt in rN.json
+# (checked against the schema), its output in $output.
+session_exec() {
+	local name=$1 n=$2
+	shift 2
+	run --separate-stderr runtime sandbox exec "$name" --receipt "$BATS_TEST_TMPDIR/r$n.json" "$@"
+	/usr/bin/python3 "$REPO_ROOT/tests/helpers/validate-receipt.py" "$BATS_TEST_TMPDIR/r$n.json" \
+		|| fail "receipt $n is not valid"
+}
+
+# rn N FILTER: a jq filter on receipt N.
+rn() {
+	jq -r "$2" "$BATS_TEST_TMPDIR/r$1.json"
+}
+
+session_pid() {
+	"$RUNTIME" --root "$ROOT" sandbox list --format json | jq -r --arg n "$1" '.[] | select(.name == $n) | .pid'
+}
+
+@test "egress: a session reaches an allowed name in one execution, is denied another in the next; each receipt has its own attempts" {
+	local S=eg$$ sv gw id
+	session_start "$S" --allow-host web.test
+	sv=$(session_pid "$S")
+	[[ -n $sv ]] || fail "no session"
+	id=$("$RUNTIME" --root "$ROOT" sandbox list --format json | jq -r '.[0].id')
+	gw=$(gateway_pid "$sv")
+	[[ -n $gw ]] || fail "no gateway process under the supervisor $sv"
+
+	session_exec "$S" 1 -- sh -c "printenv HTTPS_PROXY; $CURL http://web.test/one"
+	[[ $status -eq 0 ]] || fail "status $status: $output $stderr"
+	[[ ${lines[0]} == http://127.0.0.1:3128 ]] || fail "no proxy variables: $output"
+	[[ ${lines[1]} == "hello from web.test" ]] || fail "$output"
+	[[ $(rn 1 '[.network[] | "\(.protocol) \(.host) \(.port) \(.decision)"] | join(",")') == \
+		"http web.test 80 allowed" ]] || fail "$(rn 1 .network)"
+	[[ $(rn 1 .policy.network) == gateway ]]
+	[[ $(rn 1 '.policy.egress.allow_hosts | join(",")') == web.test ]]
+	[[ $(rn 1 '.limits_hit | length') -eq 0 ]]
+
+	session_exec "$S" 2 -- sh -c "$CURL -w '%{http_code}\n' http://other.test/; $CURL --noproxy '*' http://other.test/ || echo refused"
+	[[ ${lines[0]} == "sandrun: other.test is not on the allow-list" ]] || fail "$output"
+	[[ ${lines[1]} == 403 ]] || fail "$output"
+	[[ $(rn 2 '[.network[] | select(.protocol != "dns") | "\(.protocol) \(.host) \(.port) \(.decision)"] | join(",")') == \
+		"http other.test 80 denied" ]] || fail "$(rn 2 .network)"
+	# the direct request's name lookup
+	[[ $(rn 2 '[.network[] | "\(.protocol) \(.host) \(.decision)"] | unique | join(",")') == \
+		"dns other.test denied,http other.test denied" ]] \
+		|| fail "$(rn 2 .network)"
+	[[ $(rn 2 '.limits_hit | index("network")') != null ]] || fail "$(rn 2 .limits_hit)"
+
+	# an execution without traffic has none
+	session_exec "$S" 3 -- true
+	[[ $(rn 3 '.network | length') -eq 0 ]] || fail "$(rn 3 .network)"
+	[[ $(rn 3 '.limits_hit | length') -eq 0 ]] || fail "$(rn 3 .limits_hit)"
+
+	runtime sandbox stop "$S"
+	wait_pid_gone "$gw" || fail "the gateway outlived its session"
+	[[ ! -e $ROOT/.sandbox/sessions/$S ]] || fail "session state left behind"
+	BUNDLE=$BATS_TEST_TMPDIR assert_no_leftovers "$id"
+}
+
+@test "egress: a session's --net-max-connections is the session's; only the execution that reached it is named" {
+	local S=eg$$
+	session_start "$S" --allow-host web.test --net-max-connections 2
+	session_exec "$S" 1 -- sh -c "$CURL http://web.test/"
+	[[ $output == "hello from web.test" ]] || fail "$output $stderr"
+	[[ $(rn 1 '.limits_hit | length') -eq 0 ]] || fail "$(rn 1 .limits_hit)"
+	session_exec "$S" 2 -- sh -c "$CURL http://web.test/; $CURL http://web.test/"
+	[[ $(grep -c '^hello from web.test$' <<<"$output") -eq 1 ]] || fail "$output"
+	[[ $(rn 2 '[.network[].decision] | join(",")') == allowed,denied ]] || fail "$(rn 2 .network)"
+	[[ $(rn 2 '.limits_hit | index("network_connections")') != null ]] || fail "$(rn 2 .limits_hit)"
+	session_exec "$S" 3 -- sh -c "$CURL http://web.test/"
+	[[ $(rn 3 '[.network[].decision] | join(",")') == denied ]] || fail "$(rn 3 .network)"
+	[[ $(rn 3 '.limits_hit | index("network_connections")') == null ]] || fail "$(rn 3 .limits_hit)"
+	[[ $(rn 3 '.limits_hit | index("network")') != null ]] || fail "$(rn 3 .limits_hit)"
+	runtime sandbox stop "$S"
+}
+
+@test "egress: a session whose --allow-host is bad is a one-line error, nothing is left" {
+	run --separate-stderr runtime sandbox start --name "eg$$" --allow-host 'web.test:0'
+	[[ $status -eq 125 ]] || fail "status $status"
+	[[ $stderr == 'sandrun: sandbox start: --allow-host "web.test:0": expected a port number 1-65535 after the colon' ]] \
+		|| fail "$stderr"
+	[[ ! -e $ROOT/.sandbox/sessions/eg$$ ]] || fail "session state left behind"
 }

@@ -114,16 +114,6 @@ wait_gone() {
 	runtime sandbox stop "$S"
 }
 
-@test "session: --allow-host is refused, not ignored (no gateway for sessions yet); nothing is left" {
-	run --separate-stderr runtime sandbox start --name "$S" --allow-host example.com
-	[[ $status == 125 ]] || fail "status $status: $output"
-	assert_one_error_line
-	[[ $stderr == *"--allow-host is not available for sessions"* ]]
-	[[ ! -e $ROOT/.sandbox/sessions/$S ]] || fail "state left behind"
-	run runtime sandbox list --format json
-	[[ $output == "[]" || $(jq length <<<"$output") == 0 ]] || fail "a session is listed: $output"
-}
-
 @test "session: a timeout stops the execution and everything it started; the session stays usable" {
 	start --name "$S"
 	ex "$S" -- sh -c 'sleep 1000 & echo $! > /tmp/old'
