@@ -269,7 +269,11 @@ static char **
 base_argv (struct mcp_server *s, const char *sub)
 {
   char **v = xcalloc (1, sizeof (char *));
-  strv_append (&v, "sandrun"); /* execv runs s->runtime */
+  /* execv runs s->runtime; argv[0] is how this sandrun was run, so that
+   * the child finds what lies beside it (sandrun-egress in a build tree) */
+  strv_append (&v, str_eq (s->runtime, "/proc/self/exe")
+                       ? program_invocation_name
+                       : s->runtime);
   if (s->root != NULL)
     {
       strv_append (&v, "--root");

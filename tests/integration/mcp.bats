@@ -83,7 +83,7 @@ assert_nothing_left() {
 @test "mcp: the SDK client against the real sandbox" {
 	"$RUNTIME" sandbox --help >/dev/null 2>&1 || skip "$RUNTIME_NAME has no sandbox command yet (issue 12)"
 	local sessions=none
-	"$RUNTIME" sandbox start --help >/dev/null 2>&1 && sessions=kernel
+	"$RUNTIME" sandbox --help 2>&1 | grep -q "start --name" && sessions=kernel
 	run env MCP_SESSIONS=$sessions MCP_MARK=$MARK timeout 180 node "$MCP_DIR/client.mjs" \
 		"$RUNTIME" --timeout 5s --memory 64M
 	echo "$output"
@@ -95,6 +95,34 @@ assert_nothing_left() {
 		assert_success
 		[[ $(jq length <<<"$output") == 0 ]] || fail "sessions left: $output"
 	fi
+}
+
+# `mcp --allow-host` is the policy of every call, sessions' too: a session
+# starts, its executions get the gateway (a name off the list is denied and
+# recorded; nothing here leaves the sandbox's namespace), and it stops.
+@test "mcp: with --allow-host, session_start works and its executions have the gateway (real sandbox)" {
+	"$RUNTIME" sandbox --help 2>&1 | grep -q "start --name" || skip "$RUNTIME_NAME has no sessions"
+	local session line
+	coproc SRV { exec timeout --kill-after=5 120 "$RUNTIME" --root "$ROOT" mcp --allow-host allowed.test \
+		--timeout 20s 2>/dev/null 3>&-; }
+	echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"session_start","arguments":{}}}' >&"${SRV[1]}"
+	read -t 100 -r line <&"${SRV[0]}" || true
+	session=$(jq -r .result.structuredContent.session <<<"$line")
+	[[ $(jq .result.isError <<<"$line") != true && $session == mcp-* ]] || fail "session_start: $line"
+	echo '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"session_exec","arguments":{"session":"'"$session"'","command":"printenv HTTP_PROXY; python3 -c \"import urllib.request as u; u.urlopen(\u0027http://denied.test/\u0027, timeout=10)\" 2>/dev/null || echo refused"}}}' >&"${SRV[1]}"
+	read -t 100 -r line <&"${SRV[0]}" || true
+	[[ $(jq -r .result.structuredContent.stdout <<<"$line") == $'http://127.0.0.1:3128\nrefused' ]] || fail "session_exec: $line"
+	[[ $(jq -r .result.structuredContent.policy.network <<<"$line") == gateway ]] || fail "$line"
+	[[ $(jq -r '[.result.structuredContent.network[] | "\(.host) \(.decision)"] | join(",")' <<<"$line") == \
+		"denied.test denied" ]] || fail "session_exec: $line"
+	echo '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"session_stop","arguments":{"session":"'"$session"'"}}}' >&"${SRV[1]}"
+	read -t 100 -r line <&"${SRV[0]}" || true
+	[[ $(jq .result.structuredContent.stopped <<<"$line") == true ]] || fail "session_stop: $line"
+	exec {SRV[1]}>&-
+	wait "$SRV_PID" || true
+	run runtime sandbox list --format json
+	[[ $(jq length <<<"$output") == 0 ]] || fail "sessions left: $output"
+	assert_nothing_left
 }
 
 # One JSON-RPC message a line; the responses in order (the server answers

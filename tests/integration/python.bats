@@ -30,7 +30,7 @@ pytest_() {
 @test "python client: pytest against the real sandbox" {
 	"$RUNTIME" sandbox --help >/dev/null 2>&1 || skip "$RUNTIME_NAME has no sandbox command yet (issue 12)"
 	local sessions=0
-	"$RUNTIME" sandbox start --help >/dev/null 2>&1 && sessions=1
+	"$RUNTIME" sandbox --help 2>&1 | grep -q "start --name" && sessions=1
 	SANDRUN=$RUNTIME SANDRUN_SESSIONS=$sessions SANDRUN_KERNEL=$sessions run pytest_
 	echo "$output"
 	assert_success

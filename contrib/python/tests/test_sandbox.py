@@ -7,6 +7,8 @@ from sandrun import FileChange, Receipt, Sandbox, SandrunError
 KERNEL = os.environ.get("SANDRUN_KERNEL") == "1"
 SESSIONS = os.environ.get("SANDRUN_SESSIONS", "1") == "1"
 needs_sessions = pytest.mark.skipif(not SESSIONS, reason="this sandrun has no sessions (sandbox start) yet")
+# The fake sandbox (tests/helpers/fake-sandrun) has no network gateway.
+FAKE = os.path.basename(os.environ.get("SANDRUN") or "fake-sandrun") == "fake-sandrun"
 
 
 def test_run_returns_a_typed_receipt():
@@ -85,6 +87,25 @@ def test_the_interpreter_state_persists_in_a_session():
     with Sandbox() as sb:
         sb.run("x = 41")
         assert sb.run("print(x + 1)").stdout == "42\n"
+
+
+@needs_sessions
+@pytest.mark.skipif(FAKE, reason="the fake sandbox has no network gateway")
+def test_allow_hosts_in_a_session():
+    # nothing leaves the sandbox: a name off the list is denied by the gateway
+    with Sandbox(timeout=20, allow_hosts=["allowed.test"]) as sb:
+        r = sb.exec("printenv HTTPS_PROXY")
+        assert r.stdout == "http://127.0.0.1:3128\n"
+        assert r.policy["network"] == "gateway" and r.network == []
+        r = sb.run("import urllib.request\n"
+                   "try:\n"
+                   "    urllib.request.urlopen('http://denied.test/', timeout=10)\n"
+                   "except OSError as e:\n"
+                   "    print(type(e).__name__)")
+        assert r.stdout == "HTTPError\n"
+        assert [(n["host"], n["decision"]) for n in r.network] == [("denied.test", "denied")]
+        assert "network" in r.limits_hit
+        assert sb.exec("true").network == []
 
 
 def test_the_docker_style_class():
