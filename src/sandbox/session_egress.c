@@ -77,7 +77,9 @@ mark (struct sb_session_egress *se, const char *token, off_t from,
       if (strstr (buf, needle) != NULL)
         {
           ssize_t n = sb_egress_take_record (into, buf, token);
-          return n < 0 ? -1 : from + (off_t) n;
+          if (n >= 0)
+            return from + (off_t) n;
+          sb_egress_clear (into); /* its line is not whole yet */
         }
       if (sr_monotonic_ms () >= deadline)
         return -1;
