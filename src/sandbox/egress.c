@@ -183,6 +183,11 @@ sb_egress_start (const struct sb_options *o, struct sb_egress *e,
       e->pid = -1;
       return sr_fail (err, r, "egress gateway: start \"%s\"", path);
     }
+  /* only the gateway holds its end now: one that dies before it says a
+   * word ends the wait rather than hanging it */
+  sr_close (child_ctl);
+  sr_close (ctl_fd);
+  child_ctl = ctl_fd = -1;
   return await_ready (e, err);
 }
 

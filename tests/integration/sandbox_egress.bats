@@ -477,3 +477,33 @@ session_pid() {
 		|| fail "$stderr"
 	[[ ! -e $ROOT/.sandbox/sessions/eg$$ ]] || fail "session state left behind"
 }
+
+@test "egress: a session whose gateway fails to start is not started: one line, nothing left" {
+	local bin=$BATS_TEST_TMPDIR/bin
+	mkdir -p "$bin"
+	cp "$RUNTIME" "$bin/sandrun"
+	# the gateway beside the sandrun that runs is the one used: one that
+	# fails with a message, and one that dies without a word
+	cat >"$bin/sandrun-egress" <<-'SH'
+	#!/usr/bin/python3
+	import os, sys
+	if os.path.exists(sys.argv[0] + ".mute"):
+	    sys.exit(1)
+	os.write(int(sys.argv[sys.argv.index("--control-fd") + 1]), b"error no namespace here (test)\n")
+	SH
+	chmod +x "$bin/sandrun-egress"
+	run --separate-stderr timeout 60 "$bin/sandrun" --root "$ROOT" sandbox start --name "eg$$" \
+		--env "$TEST_MARK" --allow-host web.test 3>&-
+	[[ $status -eq 125 ]] || fail "status $status: $stderr"
+	[[ $stderr == 'sandrun: sandbox start: egress gateway: no namespace here (test)' ]] || fail "$stderr"
+	touch "$bin/sandrun-egress.mute"
+	run --separate-stderr timeout 60 "$bin/sandrun" --root "$ROOT" sandbox start --name "eg$$" \
+		--env "$TEST_MARK" --allow-host web.test 3>&-
+	[[ $status -eq 125 ]] || fail "status $status: $stderr"
+	[[ $stderr == 'sandrun: sandbox start: egress gateway: exited before it was ready' ]] || fail "$stderr"
+	[[ ! -e $ROOT/.sandbox/sessions/eg$$ ]] || fail "session state left behind"
+	[[ -z $(find "$ROOT/.sandbox" -mindepth 1 -maxdepth 1 -name 'sandbox-*') ]] || fail "a bundle was left"
+	run runtime list -q
+	[[ -z $output ]] || fail "containers left behind: $output"
+	[[ -z $(live_marked_pids) ]] || fail "processes left behind"
+}
