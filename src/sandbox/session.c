@@ -509,9 +509,11 @@ supervise (const struct sr_globals *g, const struct sb_options *o,
   v.started_ms = sr_monotonic_ms ();
   if (make_sandbox (&v, &err) < 0)
     {
-      sr_write_all (report, err->msg, strlen (err->msg));
+      /* undone before the caller hears of it: a failed start has left
+       * nothing by the time it returns */
       end (&v);
       remove_session_dir (dir);
+      sr_write_all (report, err->msg, strlen (err->msg));
       _exit (1);
     }
   sr_write_all (report, "", 1);
