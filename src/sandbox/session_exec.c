@@ -18,6 +18,7 @@
 
 #include "files.h"
 #include "session.h"
+#include "session_spawn.h"
 #include "stats.h"
 #include "supervisor.h"
 #include "sandrun/exec.h"
@@ -41,6 +42,7 @@ struct session_exec
   size_t n_old;
   int in_fd, out_w, err_w, result_r, result_w;
   int busy_fd;
+  int conn; /* to the worker that started the process */
   int64_t next_interrupt_ms;
   sigset_t old_mask;
 };
@@ -57,6 +59,7 @@ release (struct session_exec *x)
   sr_close (x->result_r);
   sr_close (x->result_w);
   sr_close (x->busy_fd);
+  sr_close (x->conn);
   free (x->old_pids);
   sb_kernel_result_clear (&x->kernel);
   sb_receipt_clear (&x->rc);
@@ -122,51 +125,34 @@ kill_new (struct sb_supervisor *sv, int sig)
     }
 }
 
-/* Run the process with our stdio replaced by the pipes, detached: it is
- * ours to wait for (we are a subreaper). */
+/* The session's supervisor starts the process with the pipes as its
+ * stdio (session_spawn.h). */
 static int
 spawn (struct session_exec *x, const struct sb_options *o, char **argv,
        sr_error **err)
 {
-  _cleanup_free_ char *pid_file
-      = xasprintf ("%s/exec-%d.pid", x->s->dir, (int) getpid ());
-  struct sr_exec_opts eo = { .args = argv,
-                             .env = o->env,
-                             .cwd = "/work",
-                             .detach = true,
-                             .pid_file = pid_file,
-                             .preserve_fds = x->result_w >= 0 ? 1 : 0 };
-  int saved[4] = { -1, -1, -1, -1 };
-  int want[4] = { x->in_fd, x->out_w, x->err_w, x->result_w };
-  int status = 0, r;
+  struct sb_spawn_request rq = {
+    .args = argv,
+    .env = o->env,
+    .cwd = "/work",
+    .fds = { x->in_fd, x->out_w, x->err_w, x->result_w },
+  };
+  _cleanup_close_ int null = -1;
+  /* Without code or --stdin, the caller's stdin, as for a one-shot. */
+  if (rq.fds[0] < 0 && fcntl (0, F_GETFD) >= 0)
+    rq.fds[0] = 0;
+  else if (rq.fds[0] < 0)
+    rq.fds[0] = null = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+  return sb_spawn_start (x->s->dir, &rq, &x->conn, &x->sv.pid, &x->sv.pidfd,
+                         err);
+}
 
-  for (int i = 0; i < 4; i++)
-    if (want[i] >= 0)
-      {
-        saved[i] = fcntl (i, F_DUPFD_CLOEXEC, 10);
-        dup2 (want[i], i);
-      }
-  r = sr_container_exec (x->g, x->s->b.id, &eo, &status, err);
-  for (int i = 0; i < 4; i++)
-    if (saved[i] >= 0)
-      {
-        dup2 (saved[i], i);
-        close (saved[i]);
-      }
-    else if (want[i] >= 0)
-      close (i);
-  if (r < 0)
-    return -1;
-  _cleanup_free_ char *buf = NULL;
-  size_t len = 0;
-  if (sr_read_file_at (AT_FDCWD, pid_file, 64, &buf, &len, err) < 0)
-    return -1;
-  unlink (pid_file);
-  x->sv.pid = (pid_t) atoi (buf);
-  x->sv.pidfd = (int) syscall (SYS_pidfd_open, x->sv.pid, 0);
-  if (x->sv.pidfd < 0)
-    return sr_fail (err, errno, "pidfd_open %d", (int) x->sv.pid);
-  return 0;
+static int
+worker_exit (struct sb_supervisor *sv, struct sr_exit *ex)
+{
+  struct session_exec *x = sv->data;
+  _cleanup_error_ sr_error *err = NULL;
+  return sb_spawn_wait (x->conn, ex, &err);
 }
 
 static int
@@ -238,8 +224,6 @@ prepare (struct session_exec *x, const struct sb_options *o, const char *code,
   x->sv.sigfd = signalfd (-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   if (x->sv.sigfd < 0)
     return sr_fail (err, errno, "signalfd");
-  if (prctl (PR_SET_CHILD_SUBREAPER, 1) < 0)
-    return sr_fail (err, errno, "become a subreaper");
   /* Not idle while it runs. */
   _cleanup_free_ char *busy = xasprintf ("%s/busy", x->s->dir);
   x->busy_fd = open (busy, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -325,6 +309,7 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
             .out = { .fd = -1 },
             .err = { .fd = -1 },
             .kill = kill_new,
+            .wait_exit = worker_exit,
             .interrupt_first = code != NULL },
     .in_fd = -1,
     .out_w = -1,
@@ -332,6 +317,7 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
     .result_r = -1,
     .result_w = -1,
     .busy_fd = -1,
+    .conn = -1,
   };
   /* SIGINT ignored until the client has its handler (see sample_pids);
    * -I -S: no site, no user paths: the client only relays. */

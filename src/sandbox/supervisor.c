@@ -142,7 +142,8 @@ sb_supervisor_reap (struct sb_supervisor *s, struct sb_outcome *res)
   struct sr_exit ex = { .code = -1, .signal = SIGKILL };
   _cleanup_error_ sr_error *err = NULL;
 
-  if (sr_wait_exit (s->pidfd, -1, &ex, &err) < 0)
+  if (s->wait_exit != NULL ? s->wait_exit (s, &ex) < 0
+                           : sr_wait_exit (s->pidfd, -1, &ex, &err) < 0)
     ex = (struct sr_exit){ .code = -1, .signal = SIGKILL };
   res->exit_code = ex.code;
   res->signal = ex.signal;

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "options.h"
+#include "sandrun/wait.h"
 
 /* One output stream of the process: what was captured (at most the
  * limit), and where it is copied as it comes. */
@@ -55,6 +56,9 @@ struct sb_supervisor
    * that are watched, not enforced by the kernel): true stops the run. */
   bool (*sample) (void *arg);
   void *sample_arg;
+  /* How the process's exit status is learnt when it is not our child (a
+   * session's execution: its worker tells); NULL: wait on pidfd. */
+  int (*wait_exit) (struct sb_supervisor *s, struct sr_exit *ex);
 };
 
 #define SB_SAMPLE_MS 50

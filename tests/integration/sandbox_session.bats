@@ -114,6 +114,40 @@ wait_gone() {
 	runtime sandbox stop "$S"
 }
 
+@test "session: an execution runs in every namespace of the session's init, none of the host's" {
+	start --name "$S"
+	ex "$S" -- sh -c 'for n in user mnt pid net ipc uts cgroup; do echo "$n $(readlink /proc/self/ns/$n) $(readlink /proc/1/ns/$n)"; done'
+	assert_success
+	local n ours init
+	while read -r n ours init; do
+		[[ $ours == "$init" ]] || fail "$n: the execution's $ours is not the init's $init"
+		[[ $ours != "$(readlink /proc/self/ns/$n)" ]] || fail "$n: the execution is in the host's namespace"
+	done <<<"$(receipt .stdout)"
+	[[ $(wc -l <<<"$(receipt .stdout)") == 7 ]]
+	runtime sandbox stop "$S"
+}
+
+@test "session: an execution whose sandrun is SIGKILLed is stopped, not left running" {
+	start --name "$S"
+	"$RUNTIME" --root "$ROOT" sandbox exec "$S" --quiet -- sleep 4321 &
+	local client=$! i
+	for i in $(seq 100); do
+		ex "$S" -- ps -eo args
+		[[ $(receipt .stdout) == *"sleep 4321"* ]] && break
+		sleep 0.1
+	done
+	[[ $(receipt .stdout) == *"sleep 4321"* ]] || fail "the execution never started"
+	kill -9 "$client"
+	wait "$client" || true
+	for i in $(seq 100); do
+		ex "$S" -- ps -eo args
+		[[ $(receipt .stdout) != *"sleep 4321"* ]] && break
+		sleep 0.1
+	done
+	[[ $(receipt .stdout) != *"sleep 4321"* ]] || fail "the execution outlived its sandrun: $(receipt .stdout)"
+	runtime sandbox stop "$S"
+}
+
 @test "session: --allow-host is refused, not ignored (no gateway for sessions yet); nothing is left" {
 	run --separate-stderr runtime sandbox start --name "$S" --allow-host example.com
 	[[ $status == 125 ]] || fail "status $status: $output"
