@@ -288,6 +288,7 @@ struct supervisor
   pid_t init;
   int init_pidfd;
   int listen_fd; /* executions ask here (session_spawn.h) */
+  sr_exec_prepared *exec; /* their exec, loaded once */
   int64_t started_ms;
 };
 
@@ -363,7 +364,7 @@ live (struct supervisor *v)
       if (p[0].revents)
         return; /* the init died: the session is over */
       if (p[2].revents)
-        sb_spawn_accept (v->g, v->b.id, v->dir, v->listen_fd);
+        sb_spawn_accept (v->g, v->b.id, v->dir, v->listen_fd, &v->exec);
       if (p[1].revents)
         {
           struct signalfd_siginfo si;
@@ -418,6 +419,8 @@ remove_session_dir (const char *dir)
 static void
 end (struct supervisor *v)
 {
+  sr_exec_prepared_free (v->exec);
+  v->exec = NULL;
   if (v->init_pidfd >= 0)
     {
       struct pollfd p = { .fd = v->init_pidfd, .events = POLLIN };

@@ -231,7 +231,8 @@ parse_request (const char *buf, size_t len, struct sr_exec_opts *eo)
 
 static int
 start (const struct sr_globals *g, const char *id, const char *dir,
-       struct sr_exec_opts *eo, int conn, sr_error **err)
+       const sr_exec_prepared *prep, struct sr_exec_opts *eo, int conn,
+       sr_error **err)
 {
   _cleanup_free_ char *pid_file
       = xasprintf ("%s/exec-%d.pid", dir, (int) getpid ());
@@ -241,7 +242,8 @@ start (const struct sr_globals *g, const char *id, const char *dir,
 
   eo->detach = true;
   eo->pid_file = pid_file;
-  if (sr_container_exec (g, id, eo, &status, err) < 0)
+  if (prep != NULL ? sr_exec_prepared_run (prep, eo, &status, err) < 0
+                   : sr_container_exec (g, id, eo, &status, err) < 0)
     return -1;
   int r = sr_read_file_at (AT_FDCWD, pid_file, 64, &text, &len, err);
   unlink (pid_file);
@@ -295,7 +297,8 @@ watch (int conn, int pidfd)
 }
 
 static __attribute__ ((noreturn)) void
-serve (const struct sr_globals *g, const char *id, const char *dir, int conn)
+serve (const struct sr_globals *g, const char *id, const char *dir,
+       const sr_exec_prepared *prep, int conn)
 {
   int fds[MAX_FDS];
   size_t nfds = 0;
@@ -318,7 +321,7 @@ serve (const struct sr_globals *g, const char *id, const char *dir, int conn)
   parse_request (buf, len, &eo);
   eo.preserve_fds = nfds > 3 ? (int) nfds - 3 : 0;
   int pidfd = eo.args == NULL ? sr_fail (&err, EINVAL, "no command")
-                              : start (g, id, dir, &eo, conn, &err);
+                              : start (g, id, dir, prep, &eo, conn, &err);
   if (pidfd < 0)
     {
       reply_failed (conn, sr_error_errno (err), err->msg);
@@ -330,16 +333,24 @@ serve (const struct sr_globals *g, const char *id, const char *dir, int conn)
 
 void
 sb_spawn_accept (const struct sr_globals *g, const char *id, const char *dir,
-                 int listen_fd)
+                 int listen_fd, sr_exec_prepared **prep)
 {
   int conn = accept4 (listen_fd, NULL, NULL, SOCK_CLOEXEC);
   if (conn < 0)
     return;
+  /* Loaded once, on the first execution; without it (the container is
+   * gone) the worker's own exec says why. */
+  if (*prep == NULL)
+    {
+      sr_error *err = NULL;
+      if (sr_exec_prepare (g, id, prep, &err) < 0)
+        sr_error_free (err);
+    }
   pid_t pid = fork ();
   if (pid == 0)
     {
       close (listen_fd);
-      serve (g, id, dir, conn);
+      serve (g, id, dir, *prep, conn);
     }
   close (conn);
 }

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "sandrun/container.h"
+#include "sandrun/exec.h"
 #include "sandrun/error.h"
 #include "sandrun/wait.h"
 
@@ -25,9 +26,10 @@
 /* The supervisor's listening socket in `dir`. */
 int sb_spawn_listen (const char *dir, sr_error **err);
 /* One connection is waiting on `listen_fd`: fork the worker that serves
- * it (container `id`); the supervisor reaps it (and what it leaves). */
+ * it (container `id`, whose exec *prep holds once loaded); the supervisor
+ * reaps it (and what it leaves). */
 void sb_spawn_accept (const struct sr_globals *g, const char *id,
-                      const char *dir, int listen_fd);
+                      const char *dir, int listen_fd, sr_exec_prepared **prep);
 
 struct sb_spawn_request
 {

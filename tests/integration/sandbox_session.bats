@@ -148,6 +148,23 @@ wait_gone() {
 	runtime sandbox stop "$S"
 }
 
+@test "session: the supervisor's loaded exec sees the container as it is now (paused since: refused; resumed: runs)" {
+	start --name "$S"
+	ex "$S" -- true
+	assert_success
+	local id
+	id=$(session_id "$S")
+	runtime pause "$id"
+	run --separate-stderr runtime sandbox exec "$S" -- true
+	[[ $status == 125 ]] || fail "status $status: $stderr"
+	[[ $stderr == *"paused"* ]] || fail "$stderr"
+	runtime resume "$id"
+	ex "$S" -- echo back
+	assert_success
+	[[ $(receipt .stdout) == back ]]
+	runtime sandbox stop "$S"
+}
+
 @test "session: --allow-host is refused, not ignored (no gateway for sessions yet); nothing is left" {
 	run --separate-stderr runtime sandbox start --name "$S" --allow-host example.com
 	[[ $status == 125 ]] || fail "status $status: $output"
