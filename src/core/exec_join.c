@@ -58,9 +58,14 @@ sr_exec_ns_to_join (pid_t pid, int *flags, sr_error **err)
        * must not pass for "nothing to join". */
       if (ours == NULL && sr_error_errno (missing) == ENOENT)
         continue;
+      if (ours == NULL && missing == NULL)
+        return sr_fail (err, EIO, "our own %s namespace", ns_links[i].name);
       if (ours == NULL)
-        return sr_fail (err, sr_error_errno (missing), "our own %s namespace: %s",
-                        ns_links[i].name, missing ? missing->msg : "unreadable");
+        {
+          *err = missing;
+          missing = NULL;
+          return sr_wrap (err, "our own %s namespace", ns_links[i].name);
+        }
       _cleanup_free_ char *theirs = sr_procfs_readlink (theirs_path, err);
       if (theirs == NULL)
         return sr_wrap (err, "namespaces of the container's init");

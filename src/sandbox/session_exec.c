@@ -62,6 +62,7 @@ release (struct session_exec *x)
   sr_close (x->conn);
   free (x->old_pids);
   sb_kernel_result_clear (&x->kernel);
+  free (x->res.start_error);
   sb_receipt_clear (&x->rc);
   sigprocmask (SIG_SETMASK, &x->old_mask, NULL);
 }
@@ -334,16 +335,22 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
   x.rc.started_at = sr_now_rfc3339 ();
   x.sv.started_ms = sr_monotonic_ms ();
   if (spawn (&x, o, code != NULL ? client : o->argv, err) < 0)
-    return -1;
+    {
+      if (!sb_outcome_start_failed (&x.res, x.sv.started_ms, err))
+        return -1;
+      fprintf (stderr, "sandrun: sandbox exec: %s\n", x.res.start_error);
+    }
   sr_close (x.out_w);
   sr_close (x.err_w);
   sr_close (x.result_w);
   x.out_w = x.err_w = x.result_w = -1;
-  sb_supervise (&x.sv, &x.res);
+  if (x.res.start_error == NULL)
+    sb_supervise (&x.sv, &x.res);
   sb_stats_collect (g, s->b.id, &x.rc.usage);
-  sb_supervisor_reap (&x.sv, &x.res);
+  if (x.res.start_error == NULL)
+    sb_supervisor_reap (&x.sv, &x.res);
   usage_since (&x.rc.usage, &x.start_usage);
-  if (code != NULL)
+  if (code != NULL && x.res.start_error == NULL)
     read_kernel_result (&x);
   x.rc.finished_at = sr_now_rfc3339 ();
   if (sb_files_diff (s->b.work, &x.before, &x.changes, err) < 0)

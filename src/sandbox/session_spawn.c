@@ -421,8 +421,11 @@ sb_spawn_start (const char *dir, const struct sb_spawn_request *rq, int *conn,
     return sr_fail (err, EPIPE, "the session's supervisor did not answer");
   if (r.kind == REPLY_FAILED)
     {
+      /* The worker's error as it was: its message has its strerror. */
       r.msg[sizeof r.msg - 1] = '\0';
-      return sr_fail (err, r.error, "%s", r.msg);
+      sr_fail (err, 0, "%s", r.msg);
+      (*err)->errnum = r.error;
+      return -1;
     }
   if (r.kind != REPLY_STARTED || ngot != 1)
     {

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "options.h"
+#include "sandrun/error.h"
 #include "sandrun/wait.h"
 
 /* One output stream of the process: what was captured (at most the
@@ -73,6 +74,12 @@ void sb_supervisor_block_signals (sigset_t *set, sigset_t *old);
 void sb_supervise (struct sb_supervisor *s, struct sb_outcome *res);
 /* Reap it, fill its status, read what is left of its output. */
 void sb_supervisor_reap (struct sb_supervisor *s, struct sb_outcome *res);
+
+/* The command itself could not be started (not found, not executable):
+ * true when *err says so, and then *res is the command's failure, as a
+ * shell's 127 or 126, with the reason in start_error (*err is consumed). */
+bool sb_outcome_start_failed (struct sb_outcome *res, int64_t started_ms,
+                              sr_error **err);
 
 /* The exit status sandrun returns: the command's, 128+N for signal N (the
  * caller's signal when it interrupted the run). */

@@ -165,6 +165,19 @@ wait_gone() {
 	runtime sandbox stop "$S"
 }
 
+@test "session: a command that cannot be started is 127 or 126 with a receipt, as in a one-shot" {
+	start --name "$S"
+	run -127 runtime sandbox exec "$S" --receipt "$BATS_TEST_TMPDIR/r.json" -- /no/such/command
+	[[ $(receipt .exit_code) == 127 ]]
+	[[ $(receipt .message) == *'exec "/no/such/command": no such file or directory' ]] || fail "$(receipt .message)"
+	[[ $(receipt .message) != *"sandbox-"* ]] || fail "the container's id is in the message: $(receipt .message)"
+	run -126 runtime sandbox exec "$S" --receipt "$BATS_TEST_TMPDIR/r.json" -- /etc/passwd
+	[[ $(receipt .exit_code) == 126 ]]
+	ex "$S" -- true
+	assert_success
+	runtime sandbox stop "$S"
+}
+
 @test "session: --allow-host is refused, not ignored (no gateway for sessions yet); nothing is left" {
 	run --separate-stderr runtime sandbox start --name "$S" --allow-host example.com
 	[[ $status == 125 ]] || fail "status $status: $output"
