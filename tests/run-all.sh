@@ -211,15 +211,17 @@ fi
 if wants cgroupv2 && [[ -x $vm_run ]]; then
 	say "cgroup v2 guest: sandbox"
 	# The sandbox's cgroup-dependent tests: the memory and pids limits, the
-	# clean-up after a SIGKILLed sandrun; three of the egress gateway's (its
+	# clean-up after a SIGKILLed sandrun; five of the sessions' (the
+	# supervisor's exec, its freezer check, the per-execution timeout and
+	# memory kill); three of the egress gateway's (its
 	# network namespace and rules; the whole file takes 15 minutes there).  (Not the per-sandbox uid: the
 	# guest's /tmp is a tmpfs that Linux 6.1 cannot idmap, so a --workdir
 	# there takes the documented fallback, the owner's uid, shared by the
 	# sandboxes of one owner; docs/sandbox.md.)
 	# shellcheck disable=SC2046
 	run_tap cgroupv2-sandbox "$vm_run" --mem 2G --timeout 1500 -- \
-		env RUNTIME="$RUNTIME" bats --tap -f "sandbox limit memory: the issue|sandbox limit pids|sandbox lifecycle: SIGKILL to sandrun|sandbox hostile: a shell fork bomb|egress: an allowed name over HTTP|egress: a name not on the list is denied|egress: nothing is left when sandrun is killed" \
-		$(ls tests/integration/sandbox_{isolation,limits,hostile,lifecycle,egress}.bats)
+		env RUNTIME="$RUNTIME" bats --tap -f "sandbox limit memory: the issue|sandbox limit pids|sandbox lifecycle: SIGKILL to sandrun|sandbox hostile: a shell fork bomb|egress: an allowed name over HTTP|egress: a name not on the list is denied|egress: nothing is left when sandrun is killed|session: /work, /tmp and processes persist|session: an execution runs in every namespace|session: the supervisor's loaded exec|session: a timeout stops the execution|session: a memory-limit kill" \
+		$(ls tests/integration/sandbox_{isolation,limits,hostile,lifecycle,egress,session}.bats)
 fi
 
 if wants fuzz; then

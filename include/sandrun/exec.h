@@ -59,4 +59,19 @@ int sr_container_exec (const struct sr_globals *g, const char *id,
                        const struct sr_exec_opts *opts, int *exit_status,
                        sr_error **err);
 
+/* An exec made ready once for many runs in the same container (a
+ * session's supervisor): the state, the saved config, the cgroup, the
+ * seccomp program and the init's namespaces are loaded by sr_exec_prepare;
+ * each run checks the container's status again (paused since, init gone)
+ * and composes its own process.  `g` must outlive it.  Usable from a forked
+ * child of the process that prepared it. */
+typedef struct sr_exec_prepared sr_exec_prepared;
+
+int sr_exec_prepare (const struct sr_globals *g, const char *id,
+                     sr_exec_prepared **out, sr_error **err);
+int sr_exec_prepared_run (const sr_exec_prepared *p,
+                          const struct sr_exec_opts *opts, int *exit_status,
+                          sr_error **err);
+void sr_exec_prepared_free (sr_exec_prepared *p);
+
 #endif

@@ -67,10 +67,9 @@ derive_status (sr_container *c)
     return SR_STATUS_STOPPED;
   if (c->rec.cgroup_path != NULL)
     {
-      _cleanup_cgroup_ sr_cgroup *cg = NULL;
       bool frozen = false;
-      if (sr_cgroup_open (c->rec.cgroup_path, &cg, NULL) == 0
-          && sr_cgroup_frozen (cg, &frozen, NULL) == 0 && frozen)
+      if (sr_cgroup_frozen_at (c->rec.cgroup_path, &frozen, NULL) == 0
+          && frozen)
         return SR_STATUS_PAUSED;
     }
   if (faccessat (c->dirfd, EXEC_FIFO, F_OK, AT_SYMLINK_NOFOLLOW) == 0)

@@ -3,6 +3,7 @@
  * for the process in the foreground or return once it has exec'd. */
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -17,18 +18,34 @@
 #include "core/sync.h"
 #include "sandrun/util.h"
 
-/* Everything an exec holds while it runs, released in one place; until the
- * process has exec'd, its processes are killed there too. */
-struct exec_txn
+/* What an exec loads about the container, once per exec or once for many
+ * (sr_exec_prepare): the state, the saved config, the cgroup, the seccomp
+ * program and a pidfd of the init with the namespaces to join. */
+struct sr_exec_prepared
 {
   const struct sr_globals *g;
-  const struct sr_exec_opts *opts;
-  const char *id;
+  char *id;
   sr_container c;
-  struct sr_exec_process proc;
-  oci_config cfg; /* the container's, with proc.p as its process */
+  const oci_config *cfg; /* c's saved config */
   sr_cgroup *cg;
   sr_seccomp_prog *seccomp;
+  pid_t init_pid;
+  unsigned long long init_start_time;
+  int init_pidfd;
+  int join_flags;
+};
+
+/* Everything one exec holds while it runs, released in one place; until
+ * the process has exec'd, its processes are killed there too. */
+struct exec_txn
+{
+  const struct sr_exec_prepared *prep;
+  const struct sr_exec_opts *opts;
+  const char *id;
+  struct sr_exec_process proc;
+  oci_config cfg; /* the container's, with proc.p as its process */
+  sr_cgroup *cg;     /* the one the process joins: the prepared one, */
+  sr_cgroup *sub_cg; /* or --cgroup's sub-cgroup, this exec's own */
   struct sr_exec_child child;
   int console_relay; /* a terminal and no --console-socket */
   bool started;
@@ -58,11 +75,8 @@ exec_txn_release (struct exec_txn *t)
   sr_close (s->pidfd);
   sr_close (s->console_socket);
   sr_close (t->console_relay);
-  sr_close (t->child.init_pidfd);
-  sr_seccomp_prog_free (t->seccomp);
-  sr_cgroup_free (t->cg);
+  sr_cgroup_free (t->sub_cg);
   sr_exec_process_clear (&t->proc);
-  sr_container_release (&t->c);
 }
 
 /* runc allows exec into a created or running container. */
@@ -96,48 +110,54 @@ check_terminal (const struct exec_txn *t, sr_error **err)
   return 0;
 }
 
+/* The process of this exec, from the container's and the options; and what
+ * needs the host's view, as create checks the init's. */
 static int
-load (struct exec_txn *t, sr_error **err)
+compose (struct exec_txn *t, sr_error **err)
 {
-  const oci_config *cfg;
+  const oci_config *cfg = t->prep->cfg;
 
-  /* No lock, as kill: an exec waits for its process, which a paused
-   * container (--ignore-paused) holds until `resume`, which locks. */
-  if (sr_container_load (t->g, t->id, false, &t->c, err) < 0
-      || check_status (&t->c, t->opts->ignore_paused, err) < 0)
-    return -1;
-  cfg = sr_container_config (&t->c, err);
-  if (cfg == NULL)
-    return sr_wrap (err, "saved config");
-  if (cfg->process == NULL)
-    return sr_fail (err, EINVAL, "saved config: no process");
   if (sr_exec_process_make (cfg->process, t->opts, &t->proc, err) < 0)
     return -1;
   t->cfg = *cfg;
   t->cfg.process = &t->proc.p;
   if (check_terminal (t, err) < 0)
     return -1;
-  /* What needs the host's view, as create checks the init's. */
   if (sr_apparmor_check (&t->proc.p, err) < 0 || sr_selinux_check (&t->cfg, err) < 0)
     return -1;
   return sr_exec_cpu_affinity_check (t->proc.p.exec_cpu_affinity, err);
 }
 
+/* The container as it is now: a prepared exec may run long after it
+ * loaded the state (paused since, or its init gone). */
+static int
+check_now (struct exec_txn *t, sr_error **err)
+{
+  const struct sr_exec_prepared *p = t->prep;
+  sr_container c = p->c;
+  bool frozen = false;
+
+  if (!sr_init_alive (p->init_pid, p->init_start_time))
+    c.status = SR_STATUS_STOPPED;
+  else if (p->cg != NULL && sr_cgroup_frozen (p->cg, &frozen, NULL) == 0)
+    c.status = frozen ? SR_STATUS_PAUSED
+               : c.status == SR_STATUS_PAUSED ? SR_STATUS_RUNNING : c.status;
+  return check_status (&c, t->opts->ignore_paused, err);
+}
+
 /* A pidfd pins the init; then it is the recorded one if that is alive
  * now. */
 static int
-open_init (struct exec_txn *t, sr_error **err)
+open_init (struct sr_exec_prepared *p, sr_error **err)
 {
-  struct sr_exec_child *x = &t->child;
-
-  x->init_pid = t->c.rec.pid;
-  x->init_start_time = t->c.rec.start_time;
-  x->init_pidfd = (int) syscall (SYS_pidfd_open, x->init_pid, 0);
-  if (x->init_pidfd < 0 && errno != ENOSYS && errno != ESRCH)
-    return sr_fail (err, errno, "open the container's init (pid %d)", (int) x->init_pid);
-  if (!sr_init_alive (x->init_pid, x->init_start_time))
+  p->init_pid = p->c.rec.pid;
+  p->init_start_time = p->c.rec.start_time;
+  p->init_pidfd = (int) syscall (SYS_pidfd_open, p->init_pid, 0);
+  if (p->init_pidfd < 0 && errno != ENOSYS && errno != ESRCH)
+    return sr_fail (err, errno, "open the container's init (pid %d)", (int) p->init_pid);
+  if (!sr_init_alive (p->init_pid, p->init_start_time))
     return sr_fail (err, 0, "cannot exec in a stopped container");
-  return sr_exec_ns_to_join (x->init_pid, &x->join_flags, err);
+  return sr_exec_ns_to_join (p->init_pid, &p->join_flags, err);
 }
 
 static int
@@ -163,28 +183,29 @@ open_console (struct exec_txn *t, sr_error **err)
 static int
 allocate (struct exec_txn *t, sr_error **err)
 {
-  const oci_linux *l = t->cfg.linux_;
+  const struct sr_exec_prepared *p = t->prep;
   struct sr_spawn_ctx *s = &t->child.spawn;
-
-  if (t->c.rec.cgroup_path != NULL
-      && sr_cgroup_open_sub (t->c.rec.cgroup_path, t->opts->cgroups, &t->cg, err) < 0)
-    return -1;
-  if (l != NULL && l->seccomp != NULL)
+  t->cg = p->cg;
+  if (t->opts->cgroups != NULL && p->c.rec.cgroup_path != NULL)
     {
-      _cleanup_free_ char *cache = xasprintf ("%s/.cache", t->g->root);
-      if (sr_seccomp_prepare (l->seccomp, cache, &t->seccomp, err) < 0)
-        return -1; /* its messages start with "seccomp" */
+      if (sr_cgroup_open_sub (p->c.rec.cgroup_path, t->opts->cgroups, &t->sub_cg, err) < 0)
+        return -1;
+      t->cg = t->sub_cg;
     }
-  if (open_console (t, err) < 0 || open_init (t, err) < 0)
+  if (open_console (t, err) < 0)
     return -1;
+  t->child.init_pid = p->init_pid;
+  t->child.init_start_time = p->init_start_time;
+  t->child.init_pidfd = p->init_pidfd; /* the prepared one: not ours to close */
+  t->child.join_flags = p->join_flags;
 
   s->cfg = &t->cfg;
   s->id = t->id;
   s->cg = t->cg;
-  s->seccomp = t->seccomp;
+  s->seccomp = p->seccomp;
   s->preserve_fds = t->opts->preserve_fds;
   s->runtime_fds[0] = s->runtime_fds[1] = -1; /* the child closes every fd of ours */
-  s->want_notify_fd = t->seccomp != NULL && sr_seccomp_prog_uses_notify (t->seccomp);
+  s->want_notify_fd = p->seccomp != NULL && sr_seccomp_prog_uses_notify (p->seccomp);
   s->child_main = sr_exec_child_main;
   return 0;
 }
@@ -227,7 +248,8 @@ receive_pid (struct sr_spawn_ctx *s, sr_error **err)
 static int
 forward_listener (struct exec_txn *t, sr_error **err)
 {
-  _cleanup_free_ char *state = sr_container_state_json (&t->c);
+  sr_container c = t->prep->c;
+  _cleanup_free_ char *state = sr_container_state_json (&c);
   return sr_seccomp_hand_listener (t->cfg.linux_->seccomp, t->child.spawn.sync_fd,
                                    t->child.spawn.pid, state, err);
 }
@@ -294,12 +316,69 @@ wait_foreground (struct exec_txn *t, const sigset_t *set, int *exit_status, sr_e
   return 0;
 }
 
+void
+sr_exec_prepared_free (sr_exec_prepared *p)
+{
+  if (p == NULL)
+    return;
+  sr_close (p->init_pidfd);
+  sr_seccomp_prog_free (p->seccomp);
+  sr_cgroup_free (p->cg);
+  sr_container_release (&p->c);
+  free (p->id);
+  free (p);
+}
+
+static int
+prepare (sr_exec_prepared *p, sr_error **err)
+{
+  /* No lock, as kill: an exec waits for its process, which a paused
+   * container (--ignore-paused) holds until `resume`, which locks.  A
+   * paused one is told apart at each run, with its options. */
+  if (sr_container_load (p->g, p->id, false, &p->c, err) < 0
+      || check_status (&p->c, true, err) < 0)
+    return -1;
+  p->cfg = sr_container_config (&p->c, err);
+  if (p->cfg == NULL)
+    return sr_wrap (err, "saved config");
+  if (p->cfg->process == NULL)
+    return sr_fail (err, EINVAL, "saved config: no process");
+  if (p->c.rec.cgroup_path != NULL && sr_cgroup_open (p->c.rec.cgroup_path, &p->cg, err) < 0)
+    return -1;
+  if (p->cfg->linux_ != NULL && p->cfg->linux_->seccomp != NULL)
+    {
+      _cleanup_free_ char *cache = xasprintf ("%s/.cache", p->g->root);
+      if (sr_seccomp_prepare (p->cfg->linux_->seccomp, cache, &p->seccomp, err) < 0)
+        return -1; /* its messages start with "seccomp" */
+    }
+  return open_init (p, err);
+}
+
 int
-sr_container_exec (const struct sr_globals *g, const char *id,
-                   const struct sr_exec_opts *opts, int *exit_status, sr_error **err)
+sr_exec_prepare (const struct sr_globals *g, const char *id, sr_exec_prepared **out,
+                 sr_error **err)
+{
+  sr_exec_prepared *p = xcalloc (1, sizeof *p);
+
+  p->g = g;
+  p->id = xstrdup (id);
+  p->c = (sr_container) SR_CONTAINER_INIT;
+  p->init_pidfd = -1;
+  if (prepare (p, err) < 0)
+    {
+      sr_exec_prepared_free (p);
+      return sr_wrap (err, "exec \"%s\"", id);
+    }
+  *out = p;
+  return 0;
+}
+
+int
+sr_exec_prepared_run (const sr_exec_prepared *p, const struct sr_exec_opts *opts,
+                      int *exit_status, sr_error **err)
 {
   __attribute__ ((cleanup (exec_txn_release))) struct exec_txn t = {
-    .g = g, .opts = opts, .id = id, .c = SR_CONTAINER_INIT, .console_relay = -1,
+    .prep = p, .opts = opts, .id = p->id, .console_relay = -1,
     .child = { .init_pidfd = -1,
                .spawn = { .console_socket = -1, .fifo_fd = -1, .pidfd = -1, .sync_fd = -1 } },
   };
@@ -307,8 +386,8 @@ sr_container_exec (const struct sr_globals *g, const char *id,
   int r;
 
   *exit_status = 0;
-  if (load (&t, err) < 0 || allocate (&t, err) < 0)
-    return sr_wrap (err, "exec \"%s\"", id);
+  if (check_now (&t, err) < 0 || compose (&t, err) < 0 || allocate (&t, err) < 0)
+    return sr_wrap (err, "exec \"%s\"", p->id);
 
   /* In the foreground, signals are relayed: block them before the clone so
    * that none is lost.  The child unblocks them for itself. */
@@ -323,6 +402,20 @@ sr_container_exec (const struct sr_globals *g, const char *id,
   if (!opts->detach)
     sigprocmask (SIG_SETMASK, &old, NULL);
   if (r < 0)
-    return sr_wrap (err, "exec \"%s\"", id);
+    return sr_wrap (err, "exec \"%s\"", p->id);
   return 0;
+}
+
+int
+sr_container_exec (const struct sr_globals *g, const char *id,
+                   const struct sr_exec_opts *opts, int *exit_status, sr_error **err)
+{
+  sr_exec_prepared *p = NULL;
+
+  *exit_status = 0;
+  if (sr_exec_prepare (g, id, &p, err) < 0)
+    return -1;
+  int r = sr_exec_prepared_run (p, opts, exit_status, err);
+  sr_exec_prepared_free (p);
+  return r;
 }

@@ -52,9 +52,20 @@ sr_exec_ns_to_join (pid_t pid, int *flags, sr_error **err)
     {
       _cleanup_free_ char *ours_path = xasprintf ("self/ns/%s", ns_links[i].ours);
       _cleanup_free_ char *theirs_path = xasprintf ("%d/ns/%s", (int) pid, ns_links[i].name);
-      _cleanup_free_ char *ours = sr_procfs_readlink (ours_path, NULL);
+      _cleanup_error_ sr_error *missing = NULL;
+      _cleanup_free_ char *ours = sr_procfs_readlink (ours_path, &missing);
+      /* A namespace type this kernel does not have; any other failure
+       * must not pass for "nothing to join". */
+      if (ours == NULL && sr_error_errno (missing) == ENOENT)
+        continue;
+      if (ours == NULL && missing == NULL)
+        return sr_fail (err, EIO, "our own %s namespace", ns_links[i].name);
       if (ours == NULL)
-        continue; /* a namespace type this kernel does not have */
+        {
+          *err = missing;
+          missing = NULL;
+          return sr_wrap (err, "our own %s namespace", ns_links[i].name);
+        }
       _cleanup_free_ char *theirs = sr_procfs_readlink (theirs_path, err);
       if (theirs == NULL)
         return sr_wrap (err, "namespaces of the container's init");

@@ -22,7 +22,7 @@
 
 /* Bump when the way profiles become BPF changes (bad-arch action, rule
  * splitting, ...): old entries then simply stop matching. */
-#define CACHE_KEY_TAG "sandrun-seccomp-bpf-v1"
+#define CACHE_KEY_TAG "sandrun-seccomp-bpf-v2"
 
 #define CACHE_MAX_ENTRIES 32
 

@@ -199,6 +199,34 @@ sr_seccomp_arch_name (size_t i, bool *usable)
 
 /* ---- building the filter ---- */
 
+/* Can a process on this kernel make syscalls as `token`?  The native
+ * architecture and its compat modes only: a filter section for any other
+ * (the aarch64 and arm rules of a profile on x86_64) is never reached, and
+ * costs the kernel conversion and JIT time at every load.  An unknown
+ * native architecture keeps everything. */
+static bool
+runs_here (uint32_t token)
+{
+  static const struct
+  {
+    uint32_t native, compat[2];
+  } compat[] = {
+    { SCMP_ARCH_X86_64, { SCMP_ARCH_X86, SCMP_ARCH_X32 } },
+    { SCMP_ARCH_AARCH64, { SCMP_ARCH_ARM, 0 } },
+    { SCMP_ARCH_PPC64, { SCMP_ARCH_PPC, 0 } },
+    { SCMP_ARCH_PPC64LE, { 0, 0 } },
+    { SCMP_ARCH_S390X, { SCMP_ARCH_S390, 0 } },
+    { SCMP_ARCH_RISCV64, { 0, 0 } },
+  };
+  uint32_t native = seccomp_arch_native ();
+  if (token == native)
+    return true;
+  for (size_t i = 0; i < ARRAY_SIZE (compat); i++)
+    if (compat[i].native == native)
+      return token == compat[i].compat[0] || token == compat[i].compat[1];
+  return true;
+}
+
 static int
 add_architectures (scmp_filter_ctx ctx, char *const *arches, sr_error **err)
 {
@@ -215,6 +243,12 @@ add_architectures (scmp_filter_ctx ctx, char *const *arches, sr_error **err)
           sr_warn ("seccomp: architecture \"%s\" not supported by "
                    "libseccomp, ignored",
                    *arches);
+          continue;
+        }
+      if (!runs_here (token))
+        {
+          sr_debug ("seccomp: architecture \"%s\" cannot run here, left out",
+                    *arches);
           continue;
         }
       ret = seccomp_arch_add (ctx, token);

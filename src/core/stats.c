@@ -58,7 +58,7 @@ sr_container_stats (const struct sr_globals *g, const char *id,
   if (c.rec.cgroup_path == NULL)
     return sr_fail (err, ENOENT, "stats \"%s\": no cgroup", id);
   if (sr_cgroup_open (c.rec.cgroup_path, &cg, err) < 0
-      || sr_cgroup_read_stats (cg, &detail, err) < 0)
+      || sr_cgroup_read_usage (cg, &detail, err) < 0)
     return sr_wrap (err, "stats \"%s\"", id);
   sr_stats_from_cgroup (&detail, st);
   sr_cgroup_stats_clear (&detail);

@@ -260,23 +260,12 @@ write_outputs (struct sb_exec *x, sr_error **err)
   return sb_receipt_emit (&x->rc, o, err);
 }
 
-/* The command itself could not be started (not found, not executable):
- * the command's failure, with a receipt, as a shell's 127 and 126. */
 static bool
 start_failed (struct sb_exec *x, sr_error **err)
 {
-  int e = sr_error_errno (*err);
-  if ((e != ENOENT && e != EACCES && e != ENOEXEC)
-      || strstr ((*err)->msg, "exec \"") == NULL)
+  if (!sb_outcome_start_failed (&x->res, x->sv.started_ms, err))
     return false;
-  const char *why = strstr ((*err)->msg, "exec \"");
-  memset (&x->res, 0, sizeof x->res);
-  x->res.exit_code = e == ENOENT ? 127 : 126;
-  x->res.start_error = xstrdup (why);
-  x->res.duration_ms = sr_monotonic_ms () - x->sv.started_ms;
-  fprintf (stderr, "sandrun: sandbox: %s\n", why);
-  sr_error_free (*err);
-  *err = NULL;
+  fprintf (stderr, "sandrun: sandbox: %s\n", x->res.start_error);
   return true;
 }
 

@@ -25,6 +25,7 @@
 #include "sandbox.h"
 #include "egress.h"
 #include "session.h"
+#include "session_spawn.h"
 #include "watchdog.h"
 #include "sandrun/jsongen.h"
 #include "sandrun/log.h"
@@ -299,6 +300,8 @@ struct supervisor
   struct sb_egress eg; /* --allow-host: the gateway, for the session */
   pid_t init;
   int init_pidfd;
+  int listen_fd; /* executions ask here (session_spawn.h) */
+  sr_exec_prepared *exec; /* their exec, loaded once */
   int64_t started_ms;
 };
 
@@ -363,15 +366,18 @@ live (struct supervisor *v)
 
   for (;;)
     {
-      struct pollfd p[2] = { { .fd = v->init_pidfd, .events = POLLIN },
-                             { .fd = sigfd, .events = POLLIN } };
+      struct pollfd p[3] = { { .fd = v->init_pidfd, .events = POLLIN },
+                             { .fd = sigfd, .events = POLLIN },
+                             { .fd = v->listen_fd, .events = POLLIN } };
       int64_t d = next_deadline (v), now = sr_monotonic_ms ();
       if (d >= 0 && busy_until > d)
         d = busy_until;
       int wait = d < 0 ? -1 : d > now ? (int) (d - now) : 0;
-      poll (p, 2, wait > 60000 ? 60000 : wait);
+      poll (p, 3, wait > 60000 ? 60000 : wait);
       if (p[0].revents)
         return; /* the init died: the session is over */
+      if (p[2].revents)
+        sb_spawn_accept (v->g, v->b.id, v->dir, v->listen_fd, &v->exec);
       if (p[1].revents)
         {
           struct signalfd_siginfo si;
@@ -397,12 +403,26 @@ live (struct supervisor *v)
     }
 }
 
+/* The pid files of executions whose worker was killed mid-start. */
+static void
+remove_pid_files (const char *dir)
+{
+  DIR *d = opendir (dir);
+  struct dirent *de;
+  while (d != NULL && (de = readdir (d)) != NULL)
+    if (str_has_prefix (de->d_name, "exec-"))
+      unlinkat (dirfd (d), de->d_name, 0);
+  if (d != NULL)
+    closedir (d);
+}
+
 static void
 remove_session_dir (const char *dir)
 {
   static const char *const files[]
-      = { INFO_FILE, INFO_FILE ".new", USED_FILE,
-          "busy",    "kernel-started", LOCK_FILE };
+      = { INFO_FILE,        INFO_FILE ".new", USED_FILE, "busy",
+          "kernel-started", SB_SPAWN_SOCKET,  LOCK_FILE };
+  remove_pid_files (dir);
   for (size_t i = 0; i < ARRAY_SIZE (files); i++)
     {
       _cleanup_free_ char *p = xasprintf ("%s/%s", dir, files[i]);
@@ -414,6 +434,8 @@ remove_session_dir (const char *dir)
 static void
 end (struct supervisor *v)
 {
+  sr_exec_prepared_free (v->exec);
+  v->exec = NULL;
   if (v->init_pidfd >= 0)
     {
       struct pollfd p = { .fd = v->init_pidfd, .events = POLLIN };
@@ -495,7 +517,8 @@ supervise (const struct sr_globals *g, const struct sb_options *o,
                           .wd = SB_WATCHDOG_INIT,
                           .eg = SB_EGRESS_INIT,
                           .init = -1,
-                          .init_pidfd = -1 };
+                          .init_pidfd = -1,
+                          .listen_fd = -1 };
   _cleanup_error_ sr_error *err = NULL;
   int keep[] = { lock_fd, report };
 
@@ -507,7 +530,8 @@ supervise (const struct sr_globals *g, const struct sb_options *o,
   if (!g->debug)
     dup2 (null, 2);
   v.started_ms = sr_monotonic_ms ();
-  if (make_sandbox (&v, &err) < 0)
+  v.listen_fd = sb_spawn_listen (dir, &err);
+  if (v.listen_fd < 0 || make_sandbox (&v, &err) < 0)
     {
       /* undone before the caller hears of it: a failed start has left
        * nothing by the time it returns */

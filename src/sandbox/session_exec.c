@@ -19,6 +19,7 @@
 #include "files.h"
 #include "session.h"
 #include "session_egress.h"
+#include "session_spawn.h"
 #include "stats.h"
 #include "supervisor.h"
 #include "sandrun/exec.h"
@@ -43,6 +44,7 @@ struct session_exec
   size_t n_old;
   int in_fd, out_w, err_w, result_r, result_w;
   int busy_fd;
+  int conn; /* to the worker that started the process */
   int64_t next_interrupt_ms;
   sigset_t old_mask;
 };
@@ -59,9 +61,11 @@ release (struct session_exec *x)
   sr_close (x->result_r);
   sr_close (x->result_w);
   sr_close (x->busy_fd);
+  sr_close (x->conn);
   free (x->old_pids);
   sb_kernel_result_clear (&x->kernel);
   sb_session_egress_clear (&x->egress);
+  free (x->res.start_error);
   sb_receipt_clear (&x->rc);
   sigprocmask (SIG_SETMASK, &x->old_mask, NULL);
 }
@@ -125,51 +129,34 @@ kill_new (struct sb_supervisor *sv, int sig)
     }
 }
 
-/* Run the process with our stdio replaced by the pipes, detached: it is
- * ours to wait for (we are a subreaper). */
+/* The session's supervisor starts the process with the pipes as its
+ * stdio (session_spawn.h). */
 static int
 spawn (struct session_exec *x, const struct sb_options *o, char **argv,
        sr_error **err)
 {
-  _cleanup_free_ char *pid_file
-      = xasprintf ("%s/exec-%d.pid", x->s->dir, (int) getpid ());
-  struct sr_exec_opts eo = { .args = argv,
-                             .env = o->env,
-                             .cwd = "/work",
-                             .detach = true,
-                             .pid_file = pid_file,
-                             .preserve_fds = x->result_w >= 0 ? 1 : 0 };
-  int saved[4] = { -1, -1, -1, -1 };
-  int want[4] = { x->in_fd, x->out_w, x->err_w, x->result_w };
-  int status = 0, r;
+  struct sb_spawn_request rq = {
+    .args = argv,
+    .env = o->env,
+    .cwd = "/work",
+    .fds = { x->in_fd, x->out_w, x->err_w, x->result_w },
+  };
+  _cleanup_close_ int null = -1;
+  /* Without code or --stdin, the caller's stdin, as for a one-shot. */
+  if (rq.fds[0] < 0 && fcntl (0, F_GETFD) >= 0)
+    rq.fds[0] = 0;
+  else if (rq.fds[0] < 0)
+    rq.fds[0] = null = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+  return sb_spawn_start (x->s->dir, &rq, &x->conn, &x->sv.pid, &x->sv.pidfd,
+                         err);
+}
 
-  for (int i = 0; i < 4; i++)
-    if (want[i] >= 0)
-      {
-        saved[i] = fcntl (i, F_DUPFD_CLOEXEC, 10);
-        dup2 (want[i], i);
-      }
-  r = sr_container_exec (x->g, x->s->b.id, &eo, &status, err);
-  for (int i = 0; i < 4; i++)
-    if (saved[i] >= 0)
-      {
-        dup2 (saved[i], i);
-        close (saved[i]);
-      }
-    else if (want[i] >= 0)
-      close (i);
-  if (r < 0)
-    return -1;
-  _cleanup_free_ char *buf = NULL;
-  size_t len = 0;
-  if (sr_read_file_at (AT_FDCWD, pid_file, 64, &buf, &len, err) < 0)
-    return -1;
-  unlink (pid_file);
-  x->sv.pid = (pid_t) atoi (buf);
-  x->sv.pidfd = (int) syscall (SYS_pidfd_open, x->sv.pid, 0);
-  if (x->sv.pidfd < 0)
-    return sr_fail (err, errno, "pidfd_open %d", (int) x->sv.pid);
-  return 0;
+static int
+worker_exit (struct sb_supervisor *sv, struct sr_exit *ex)
+{
+  struct session_exec *x = sv->data;
+  _cleanup_error_ sr_error *err = NULL;
+  return sb_spawn_wait (x->conn, ex, &err);
 }
 
 static int
@@ -241,8 +228,6 @@ prepare (struct session_exec *x, const struct sb_options *o, const char *code,
   x->sv.sigfd = signalfd (-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   if (x->sv.sigfd < 0)
     return sr_fail (err, errno, "signalfd");
-  if (prctl (PR_SET_CHILD_SUBREAPER, 1) < 0)
-    return sr_fail (err, errno, "become a subreaper");
   /* Not idle while it runs. */
   _cleanup_free_ char *busy = xasprintf ("%s/busy", x->s->dir);
   x->busy_fd = open (busy, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -328,6 +313,7 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
             .out = { .fd = -1 },
             .err = { .fd = -1 },
             .kill = kill_new,
+            .wait_exit = worker_exit,
             .interrupt_first = code != NULL },
     .in_fd = -1,
     .out_w = -1,
@@ -336,6 +322,7 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
     .result_w = -1,
     .busy_fd = -1,
     .egress = SB_SESSION_EGRESS_INIT,
+    .conn = -1,
   };
   /* SIGINT ignored until the client has its handler (see sample_pids);
    * -I -S: no site, no user paths: the client only relays. */
@@ -353,17 +340,23 @@ sb_session_exec (const struct sr_globals *g, const struct sb_session *s,
   x.rc.started_at = sr_now_rfc3339 ();
   x.sv.started_ms = sr_monotonic_ms ();
   if (spawn (&x, o, code != NULL ? client : o->argv, err) < 0)
-    return -1;
+    {
+      if (!sb_outcome_start_failed (&x.res, x.sv.started_ms, err))
+        return -1;
+      fprintf (stderr, "sandrun: sandbox exec: %s\n", x.res.start_error);
+    }
   sr_close (x.out_w);
   sr_close (x.err_w);
   sr_close (x.result_w);
   x.out_w = x.err_w = x.result_w = -1;
-  sb_supervise (&x.sv, &x.res);
+  if (x.res.start_error == NULL)
+    sb_supervise (&x.sv, &x.res);
   sb_stats_collect (g, s->b.id, &x.rc.usage);
-  sb_supervisor_reap (&x.sv, &x.res);
+  if (x.res.start_error == NULL)
+    sb_supervisor_reap (&x.sv, &x.res);
   usage_since (&x.rc.usage, &x.start_usage);
   sb_session_egress_end (s, &x.egress);
-  if (code != NULL)
+  if (code != NULL && x.res.start_error == NULL)
     read_kernel_result (&x);
   x.rc.finished_at = sr_now_rfc3339 ();
   if (sb_files_diff (s->b.work, &x.before, &x.changes, err) < 0)

@@ -142,7 +142,8 @@ sb_supervisor_reap (struct sb_supervisor *s, struct sb_outcome *res)
   struct sr_exit ex = { .code = -1, .signal = SIGKILL };
   _cleanup_error_ sr_error *err = NULL;
 
-  if (sr_wait_exit (s->pidfd, -1, &ex, &err) < 0)
+  if (s->wait_exit != NULL ? s->wait_exit (s, &ex) < 0
+                           : sr_wait_exit (s->pidfd, -1, &ex, &err) < 0)
     ex = (struct sr_exit){ .code = -1, .signal = SIGKILL };
   res->exit_code = ex.code;
   res->signal = ex.signal;
@@ -240,4 +241,25 @@ sb_supervisor_clear (struct sb_supervisor *s)
   sr_close (s->pidfd);
   sr_close (s->sigfd);
   s->pidfd = s->sigfd = -1;
+}
+
+bool
+sb_outcome_start_failed (struct sb_outcome *res, int64_t started_ms,
+                         sr_error **err)
+{
+  int e = sr_error_errno (*err);
+  /* The command's own "exec" (a session's is wrapped in the container's). */
+  const char *why = NULL;
+  for (const char *p = strstr ((*err)->msg, "exec \""); p != NULL;
+       p = strstr (p + 1, "exec \""))
+    why = p;
+  if ((e != ENOENT && e != EACCES && e != ENOEXEC) || why == NULL)
+    return false;
+  memset (res, 0, sizeof *res);
+  res->exit_code = e == ENOENT ? 127 : 126;
+  res->start_error = xstrdup (why);
+  res->duration_ms = sr_monotonic_ms () - started_ms;
+  sr_error_free (*err);
+  *err = NULL;
+  return true;
 }

@@ -11,6 +11,8 @@
 #include <sys/types.h>
 
 #include "options.h"
+#include "sandrun/error.h"
+#include "sandrun/wait.h"
 
 /* One output stream of the process: what was captured (at most the
  * limit), and where it is copied as it comes. */
@@ -55,6 +57,9 @@ struct sb_supervisor
    * that are watched, not enforced by the kernel): true stops the run. */
   bool (*sample) (void *arg);
   void *sample_arg;
+  /* How the process's exit status is learnt when it is not our child (a
+   * session's execution: its worker tells); NULL: wait on pidfd. */
+  int (*wait_exit) (struct sb_supervisor *s, struct sr_exit *ex);
 };
 
 #define SB_SAMPLE_MS 50
@@ -69,6 +74,12 @@ void sb_supervisor_block_signals (sigset_t *set, sigset_t *old);
 void sb_supervise (struct sb_supervisor *s, struct sb_outcome *res);
 /* Reap it, fill its status, read what is left of its output. */
 void sb_supervisor_reap (struct sb_supervisor *s, struct sb_outcome *res);
+
+/* The command itself could not be started (not found, not executable):
+ * true when *err says so, and then *res is the command's failure, as a
+ * shell's 127 or 126, with the reason in start_error (*err is consumed). */
+bool sb_outcome_start_failed (struct sb_outcome *res, int64_t started_ms,
+                              sr_error **err);
 
 /* The exit status sandrun returns: the command's, 128+N for signal N (the
  * caller's signal when it interrupted the run). */

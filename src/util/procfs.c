@@ -33,6 +33,7 @@
 
 static int cached_root = -1;
 static uint64_t cached_mnt_id; /* 0 when statx cannot tell */
+static pid_t cached_root_pid;  /* the process that verified cached_root */
 /* "self" and "thread-self" as the handle numbers them, for the process and
  * thread that asked last (a forked child asks again: its pid differs). */
 static pid_t cached_self_pid, cached_self_tid;
@@ -111,9 +112,20 @@ sr_procfs_root (sr_error **err)
   uint64_t mnt_id;
 
   /* Verified when it was opened; nothing in sandrun closes fds it does not
-   * own (the fd sweep before execve only marks them close-on-exec). */
-  if (cached_root >= 0)
+   * own (the fd sweep before execve only marks them close-on-exec).  A
+   * forked child checks again, once: a long-lived parent's child (a
+   * session's worker) may have put its own fds at any number.  One that is
+   * no longer the handle is forgotten, not closed: it is someone else's. */
+  pid_t self = getpid ();
+  if (cached_root >= 0 && cached_root_pid == self)
     return cached_root;
+  if (cached_root >= 0 && is_procfs_root (cached_root, &mnt_id)
+      && mnt_id == cached_mnt_id)
+    {
+      cached_root_pid = self;
+      return cached_root;
+    }
+  cached_root = -1;
 
   for (size_t i = 0; i < ARRAY_SIZE (sources); i++)
     {
@@ -122,6 +134,7 @@ sr_procfs_root (sr_error **err)
         {
           cached_root = fd;
           cached_mnt_id = mnt_id;
+          cached_root_pid = self;
           return fd;
         }
       sr_close (fd);

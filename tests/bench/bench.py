@@ -388,6 +388,10 @@ def bench_session(b, sr):
         b.extra("session: `sandbox start` failed or is missing (%s), left out"
                 % r.stderr.strip()[:120])
         return
+    # The execution is started by a worker the session's supervisor forks:
+    # its CPU time is the supervisor's children's, not the caller's.
+    b.extra("session exec: CPU counts the calling sandrun only; the process is "
+            "started by a worker of the session's supervisor (docs/sessions.md)")
     try:
         b.interleave("sandbox", "session exec /bin/true", {
             "one-shot sandbox": lambda: measure([sr, "sandbox", "--", "/bin/true"]),

@@ -124,6 +124,20 @@ pod_victims() {
 	[[ $execs == ok ]] || fail "$execs"
 }
 
+@test "CVE-2019-5736: a session's supervisor, which starts every execution in the sandbox, runs from a read-only handle" {
+	requires_root
+	local name=cve-$$ sup
+	runtime sandbox start --name "$name"
+	sup=$("$RUNTIME" --root "$ROOT" sandbox list --format json | jq -r --arg n "$name" '.[] | select(.name == $n) | .pid')
+	[[ -n $sup ]] || { runtime sandbox stop "$name"; fail "no supervisor"; }
+	local same=no kind
+	[[ $(stat -L -c %d:%i "/proc/$sup/exe") == $(stat -c %d:%i "$RUNTIME") ]] && same=yes
+	kind=$(stat -L -f -c %T "/proc/$sup/exe"; readlink "/proc/$sup/exe")
+	runtime sandbox stop "$name"
+	[[ $same == no ]] || fail "the supervisor runs the runtime's own inode"
+	[[ $kind == overlayfs* || $kind == *"/memfd:"* ]] || fail "neither overlay nor memfd: $kind"
+}
+
 @test "CVE-2019-5736: the runtime runs from a read-only handle on another inode (overlay or sealed memfd)" {
 	requires_root
 	# The init of a created container is the runtime's image.

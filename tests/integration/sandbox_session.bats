@@ -114,6 +114,70 @@ wait_gone() {
 	runtime sandbox stop "$S"
 }
 
+@test "session: an execution runs in every namespace of the session's init, none of the host's" {
+	start --name "$S"
+	ex "$S" -- sh -c 'for n in user mnt pid net ipc uts cgroup; do echo "$n $(readlink /proc/self/ns/$n) $(readlink /proc/1/ns/$n)"; done'
+	assert_success
+	local n ours init
+	while read -r n ours init; do
+		[[ $ours == "$init" ]] || fail "$n: the execution's $ours is not the init's $init"
+		[[ $ours != "$(readlink /proc/self/ns/$n)" ]] || fail "$n: the execution is in the host's namespace"
+	done <<<"$(receipt .stdout)"
+	[[ $(wc -l <<<"$(receipt .stdout)") == 7 ]]
+	runtime sandbox stop "$S"
+}
+
+@test "session: an execution whose sandrun is SIGKILLed is stopped, not left running" {
+	start --name "$S"
+	"$RUNTIME" --root "$ROOT" sandbox exec "$S" --quiet -- sleep 4321 &
+	local client=$! i
+	for i in $(seq 100); do
+		ex "$S" -- ps -eo args
+		[[ $(receipt .stdout) == *"sleep 4321"* ]] && break
+		sleep 0.1
+	done
+	[[ $(receipt .stdout) == *"sleep 4321"* ]] || fail "the execution never started"
+	kill -9 "$client"
+	wait "$client" || true
+	for i in $(seq 100); do
+		ex "$S" -- ps -eo args
+		[[ $(receipt .stdout) != *"sleep 4321"* ]] && break
+		sleep 0.1
+	done
+	[[ $(receipt .stdout) != *"sleep 4321"* ]] || fail "the execution outlived its sandrun: $(receipt .stdout)"
+	runtime sandbox stop "$S"
+}
+
+@test "session: the supervisor's loaded exec sees the container as it is now (paused since: refused; resumed: runs)" {
+	start --name "$S"
+	ex "$S" -- true
+	assert_success
+	local id
+	id=$(session_id "$S")
+	runtime pause "$id"
+	run --separate-stderr runtime sandbox exec "$S" -- true
+	[[ $status == 125 ]] || fail "status $status: $stderr"
+	[[ $stderr == *"paused"* ]] || fail "$stderr"
+	runtime resume "$id"
+	ex "$S" -- echo back
+	assert_success
+	[[ $(receipt .stdout) == back ]]
+	runtime sandbox stop "$S"
+}
+
+@test "session: a command that cannot be started is 127 or 126 with a receipt, as in a one-shot" {
+	start --name "$S"
+	run -127 runtime sandbox exec "$S" --receipt "$BATS_TEST_TMPDIR/r.json" -- /no/such/command
+	[[ $(receipt .exit_code) == 127 ]]
+	[[ $(receipt .message) == *'exec "/no/such/command": no such file or directory' ]] || fail "$(receipt .message)"
+	[[ $(receipt .message) != *"sandbox-"* ]] || fail "the container's id is in the message: $(receipt .message)"
+	run -126 runtime sandbox exec "$S" --receipt "$BATS_TEST_TMPDIR/r.json" -- /etc/passwd
+	[[ $(receipt .exit_code) == 126 ]]
+	ex "$S" -- true
+	assert_success
+	runtime sandbox stop "$S"
+}
+
 @test "session: a timeout stops the execution and everything it started; the session stays usable" {
 	start --name "$S"
 	ex "$S" -- sh -c 'sleep 1000 & echo $! > /tmp/old'

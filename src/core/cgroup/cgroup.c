@@ -432,6 +432,25 @@ sr_cgroup_frozen (const sr_cgroup *cg, bool *frozen, sr_error **err)
                : sr_cg_v1_is_frozen (h->fd, frozen, err);
 }
 
+int
+sr_cgroup_frozen_at (const char *recorded_path, bool *frozen, sr_error **err)
+{
+  *frozen = false;
+  _cleanup_cgroup_ sr_cgroup *cg = sr_cg_discover (err);
+  if (cg == NULL)
+    return -1;
+  cg->record = xstrdup (recorded_path);
+  /* The freezer's hierarchy alone: a status check must not cost an open
+   * of every hierarchy (each command loads the state at least once). */
+  struct sr_cg_hier *h = (struct sr_cg_hier *) freezer_hier (cg);
+  if (h == NULL)
+    return 0;
+  if (sr_cg_record_lookup (recorded_path, h->key, &h->path, err) < 0
+      || sr_cg_open_path (h, err) < 0)
+    return -1;
+  return sr_cgroup_frozen (cg, frozen, err);
+}
+
 /* Signal every listed process once; *left is how many there were. */
 static int
 signal_pass (const sr_cgroup *cg, int signo, size_t *left, sr_error **err)

@@ -165,6 +165,10 @@ bool sr_cgroup_shared (const sr_cgroup *cg);
 /* Whether the cgroup is frozen now (false when it does not exist): what
  * `state` reports as "paused". */
 int sr_cgroup_frozen (const sr_cgroup *cg, bool *frozen, sr_error **err);
+/* The same for the cgroup recorded as `recorded_path`, opening nothing
+ * but the freezer's hierarchy. */
+int sr_cgroup_frozen_at (const char *recorded_path, bool *frozen,
+                         sr_error **err);
 
 /* Remove the cgroup from every hierarchy (waiting briefly for exiting
  * processes).  A missing cgroup is not an error. */

@@ -101,6 +101,10 @@ typedef struct
 /* Fill `st` (zeroed first) from every hierarchy of the cgroup. */
 int sr_cgroup_read_stats (const sr_cgroup *cg, sr_cgroup_stats *st,
                           sr_error **err);
+/* Only what struct sr_stats holds (CPU time, memory usage, peak and
+ * events, pids): what a supervisor reads before and after every run. */
+int sr_cgroup_read_usage (const sr_cgroup *cg, sr_cgroup_stats *st,
+                          sr_error **err);
 void sr_cgroup_stats_clear (sr_cgroup_stats *st);
 
 /* The stats object of `events` (one line, with its newline), malloc'd

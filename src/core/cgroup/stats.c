@@ -263,6 +263,15 @@ static const struct family families[] = {
   { SR_CG_HUGETLB, sr_cg_v1_hugetlb_stats, sr_cg_v2_hugetlb_stats },
 };
 
+/* What sr_container_stats reports (CPU time, memory usage, peak and
+ * events, pids): a dozen files instead of every controller's. */
+static const struct family usage_families[] = {
+  { SR_CG_CPUACCT, sr_cg_v1_cpuacct_usage, NULL },
+  { SR_CG_CPU, NULL, sr_cg_v2_cpu_stats },
+  { SR_CG_MEMORY, sr_cg_v1_memory_usage, sr_cg_v2_memory_usage },
+  { SR_CG_PIDS, sr_cg_pids_stats, sr_cg_pids_stats },
+};
+
 static int
 read_family (const sr_cgroup *cg, const struct family *f, sr_cgroup_stats *st,
              sr_error **err)
@@ -276,13 +285,13 @@ read_family (const sr_cgroup *cg, const struct family *f, sr_cgroup_stats *st,
   return 0;
 }
 
-int
-sr_cgroup_read_stats (const sr_cgroup *cg, sr_cgroup_stats *st,
-                      sr_error **err)
+static int
+read_families (const sr_cgroup *cg, const struct family *fs, size_t n,
+               sr_cgroup_stats *st, sr_error **err)
 {
   memset (st, 0, sizeof *st);
-  for (size_t i = 0; i < ARRAY_SIZE (families); i++)
-    if (read_family (cg, &families[i], st, err) < 0)
+  for (size_t i = 0; i < n; i++)
+    if (read_family (cg, &fs[i], st, err) < 0)
       {
         sr_cgroup_stats_clear (st);
         return -1;
@@ -297,6 +306,21 @@ sr_cgroup_read_stats (const sr_cgroup *cg, sr_cgroup_stats *st,
       return -1;
     }
   return 0;
+}
+
+int
+sr_cgroup_read_stats (const sr_cgroup *cg, sr_cgroup_stats *st,
+                      sr_error **err)
+{
+  return read_families (cg, families, ARRAY_SIZE (families), st, err);
+}
+
+int
+sr_cgroup_read_usage (const sr_cgroup *cg, sr_cgroup_stats *st,
+                      sr_error **err)
+{
+  return read_families (cg, usage_families, ARRAY_SIZE (usage_families), st,
+                        err);
 }
 
 static void

@@ -35,6 +35,11 @@ void sr_cg_blkio_add (sr_cg_blkio_list *l, uint64_t major, uint64_t minor,
 int sr_cg_hugetlb_sizes (int dirfd, const char *suffix, char ***sizes,
                          sr_error **err);
 
+/* The figures of sr_cgroup_read_usage only. */
+int sr_cg_v1_cpuacct_usage (int dirfd, sr_cgroup_stats *st, sr_error **err);
+int sr_cg_v1_memory_usage (int dirfd, sr_cgroup_stats *st, sr_error **err);
+int sr_cg_v2_memory_usage (int dirfd, sr_cgroup_stats *st, sr_error **err);
+
 int sr_cg_v1_cpuacct_stats (int dirfd, sr_cgroup_stats *st, sr_error **err);
 int sr_cg_v1_cpu_stats (int dirfd, sr_cgroup_stats *st, sr_error **err);
 int sr_cg_v1_cpuset_stats (int dirfd, sr_cgroup_stats *st, sr_error **err);

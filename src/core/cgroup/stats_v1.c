@@ -26,24 +26,32 @@ percpu_line (const char *file, char *line, void *ctx, sr_error **err)
   return 0;
 }
 
+/* cpuacct.stat counts USER_HZ ticks. */
 int
-sr_cg_v1_cpuacct_stats (int dirfd, sr_cgroup_stats *st, sr_error **err)
+sr_cg_v1_cpuacct_usage (int dirfd, sr_cgroup_stats *st, sr_error **err)
 {
   sr_cg_kv *kv = NULL;
   size_t n = 0;
   if (sr_cg_read_u64_opt (dirfd, "cpuacct.usage", &st->cpu.total, err) < 0
-      || sr_cg_read_list_opt (dirfd, "cpuacct.usage_percpu", false,
-                              &st->cpu.percpu, err) < 0
-      || sr_cg_for_each_line_opt (dirfd, "cpuacct.usage_all", percpu_line, st,
-                                  err) < 0
       || sr_cg_read_kv_opt (dirfd, "cpuacct.stat", &kv, &n, err) < 0)
     return -1;
-  /* cpuacct.stat counts USER_HZ ticks. */
   long hz = sysconf (_SC_CLK_TCK);
   uint64_t tick = hz > 0 ? NSEC_PER_SEC / (uint64_t) hz : NSEC_PER_SEC / 100;
   st->cpu.user = sr_cg_kv_get (kv, n, "user") * tick;
   st->cpu.kernel = sr_cg_kv_get (kv, n, "system") * tick;
   sr_cg_kv_free (kv, n);
+  return 0;
+}
+
+int
+sr_cg_v1_cpuacct_stats (int dirfd, sr_cgroup_stats *st, sr_error **err)
+{
+  if (sr_cg_v1_cpuacct_usage (dirfd, st, err) < 0
+      || sr_cg_read_list_opt (dirfd, "cpuacct.usage_percpu", false,
+                              &st->cpu.percpu, err) < 0
+      || sr_cg_for_each_line_opt (dirfd, "cpuacct.usage_all", percpu_line, st,
+                                  err) < 0)
+    return -1;
   return 0;
 }
 
@@ -112,22 +120,30 @@ memory_entry (int dirfd, const char *prefix, sr_cg_mem_entry *e, sr_error **err)
 }
 
 int
-sr_cg_v1_memory_stats (int dirfd, sr_cgroup_stats *st, sr_error **err)
+sr_cg_v1_memory_usage (int dirfd, sr_cgroup_stats *st, sr_error **err)
 {
   sr_cg_kv *oom = NULL;
   size_t n = 0;
   if (memory_entry (dirfd, "", &st->memory.usage, err) < 0
+      || sr_cg_read_kv_opt (dirfd, "memory.oom_control", &oom, &n, err) < 0)
+    return -1;
+  st->memory.oom = sr_cg_kv_get (oom, n, "under_oom");
+  st->memory.oom_kill = sr_cg_kv_get (oom, n, "oom_kill");
+  sr_cg_kv_free (oom, n);
+  return 0;
+}
+
+int
+sr_cg_v1_memory_stats (int dirfd, sr_cgroup_stats *st, sr_error **err)
+{
+  if (sr_cg_v1_memory_usage (dirfd, st, err) < 0
       || memory_entry (dirfd, "memsw.", &st->memory.swap, err) < 0
       || memory_entry (dirfd, "kmem.", &st->memory.kernel, err) < 0
       || memory_entry (dirfd, "kmem.tcp.", &st->memory.kernel_tcp, err) < 0
       || sr_cg_read_kv_opt (dirfd, "memory.stat", &st->memory.raw,
-                            &st->memory.nraw, err) < 0
-      || sr_cg_read_kv_opt (dirfd, "memory.oom_control", &oom, &n, err) < 0)
+                            &st->memory.nraw, err) < 0)
     return -1;
   st->memory.cache = sr_cg_kv_get (st->memory.raw, st->memory.nraw, "cache");
-  st->memory.oom = sr_cg_kv_get (oom, n, "under_oom");
-  st->memory.oom_kill = sr_cg_kv_get (oom, n, "oom_kill");
-  sr_cg_kv_free (oom, n);
   return 0;
 }
 

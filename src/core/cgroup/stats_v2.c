@@ -80,24 +80,32 @@ memory_entry (int dirfd, const char *prefix, sr_cg_mem_entry *e, sr_error **err)
 }
 
 int
-sr_cg_v2_memory_stats (int dirfd, sr_cgroup_stats *st, sr_error **err)
+sr_cg_v2_memory_usage (int dirfd, sr_cgroup_stats *st, sr_error **err)
 {
   sr_cg_kv *ev = NULL;
   size_t n = 0;
-  int swap;
   if (memory_entry (dirfd, "", &st->memory.usage, err) < 0
-      || (swap = memory_entry (dirfd, "swap.", &st->memory.swap, err)) < 0
-      || sr_cg_read_kv_opt (dirfd, "memory.stat", &st->memory.raw,
-                            &st->memory.nraw, err) < 0
       || sr_cg_read_kv_opt (dirfd, "memory.events", &ev, &n, err) < 0)
     return -1;
-  st->memory.cache = sr_cg_kv_get (st->memory.raw, st->memory.nraw, "file");
   st->memory.low = sr_cg_kv_get (ev, n, "low");
   st->memory.high = sr_cg_kv_get (ev, n, "high");
   st->memory.max = sr_cg_kv_get (ev, n, "max");
   st->memory.oom = sr_cg_kv_get (ev, n, "oom");
   st->memory.oom_kill = sr_cg_kv_get (ev, n, "oom_kill");
   sr_cg_kv_free (ev, n);
+  return 0;
+}
+
+int
+sr_cg_v2_memory_stats (int dirfd, sr_cgroup_stats *st, sr_error **err)
+{
+  int swap;
+  if (sr_cg_v2_memory_usage (dirfd, st, err) < 0
+      || (swap = memory_entry (dirfd, "swap.", &st->memory.swap, err)) < 0
+      || sr_cg_read_kv_opt (dirfd, "memory.stat", &st->memory.raw,
+                            &st->memory.nraw, err) < 0)
+    return -1;
+  st->memory.cache = sr_cg_kv_get (st->memory.raw, st->memory.nraw, "file");
   /* v1's swap figures are memory+swap; runc reports v2's the same way. */
   sr_cg_mem_entry *sw = &st->memory.swap;
   if (swap == 0)
