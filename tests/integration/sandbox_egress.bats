@@ -453,6 +453,32 @@ session_pid() {
 	BUNDLE=$BATS_TEST_TMPDIR assert_no_leftovers "$id"
 }
 
+@test "egress: a session's connection left open by a background process is listed by the execution during which it closes" {
+	local S=eg$$
+	session_start "$S" --allow-host echo.test:7 --add-host "echo.test:$EG_SRV"
+	cat >"$WD/hold.py" <<-'PY'
+	import os, socket, time
+	s = socket.create_connection(("echo.test", 7), timeout=10)
+	s.sendall(b"held")
+	s.recv(4)
+	open("/tmp/connected", "w").close()
+	while not os.path.exists("/tmp/close"):
+	    time.sleep(0.05)
+	s.close()
+	open("/tmp/closed", "w").close()
+	PY
+	session_exec "$S" 1 -- sh -c 'python3 /work/hold.py </dev/null >/dev/null 2>&1 &
+		for i in $(seq 200); do [ -e /tmp/connected ] && exit 0; sleep 0.05; done; exit 1'
+	[[ $status -eq 0 ]] || fail "the background connection was not made: $stderr"
+	[[ $(rn 1 '[.network[] | select(.protocol == "tcp")] | length') -eq 0 ]] || fail "$(rn 1 .network)"
+	session_exec "$S" 2 -- sh -c 'touch /tmp/close
+		for i in $(seq 200); do [ -e /tmp/closed ] && exit 0; sleep 0.05; done; exit 1'
+	[[ $status -eq 0 ]] || fail "the background process did not close: $stderr"
+	[[ $(rn 2 '[.network[] | select(.protocol == "tcp") | "\(.host) \(.port) \(.decision) \(.bytes_out)"] | join(",")') == \
+		"echo.test 7 allowed 4" ]] || fail "$(rn 2 .network)"
+	runtime sandbox stop "$S"
+}
+
 @test "egress: a session's --net-max-connections is the session's; only the execution that reached it is named" {
 	local S=eg$$
 	session_start "$S" --allow-host web.test --net-max-connections 2
