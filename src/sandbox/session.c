@@ -300,7 +300,7 @@ struct supervisor
   struct sb_egress eg; /* --allow-host: the gateway, for the session */
   pid_t init;
   int init_pidfd;
-  int listen_fd; /* executions ask here (session_spawn.h) */
+  int listen_fd;          /* executions ask here (session_spawn.h) */
   sr_exec_prepared *exec; /* their exec, loaded once */
   int64_t started_ms;
 };
