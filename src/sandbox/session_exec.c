@@ -89,17 +89,8 @@ sample_pids (void *arg)
   return false;
 }
 
-static bool
-was_there (const struct session_exec *x, pid_t p)
-{
-  for (size_t i = 0; i < x->n_old; i++)
-    if (x->old_pids[i] == p)
-      return true;
-  return false;
-}
-
 /* Kill the execution's process and every process that was not in the
- * sandbox when it started, until none is left (they may be forking). */
+ * sandbox when it started. */
 static void
 kill_new (struct sb_supervisor *sv, int sig)
 {
@@ -110,23 +101,7 @@ kill_new (struct sb_supervisor *sv, int sig)
    * kill with the rest). */
   if (sig != SIGKILL || sv->interrupt_first)
     return;
-  for (int round = 0; round < 50; round++)
-    {
-      _cleanup_free_ pid_t *pids = NULL;
-      size_t n = 0, killed = 0;
-      sr_error *err = NULL;
-      if (sr_container_pids (x->g, x->s->b.id, &pids, &n, &err) < 0)
-        {
-          sr_error_free (err);
-          return;
-        }
-      for (size_t i = 0; i < n; i++)
-        if (!was_there (x, pids[i]) && kill (pids[i], SIGKILL) == 0)
-          killed++;
-      if (killed == 0)
-        return;
-      usleep (2000);
-    }
+  sb_spawn_kill_new (x->g, x->s->b.id, x->old_pids, x->n_old);
 }
 
 /* The session's supervisor starts the process with the pipes as its
@@ -140,6 +115,10 @@ spawn (struct session_exec *x, const struct sb_options *o, char **argv,
     .env = o->env,
     .cwd = "/work",
     .fds = { x->in_fd, x->out_w, x->err_w, x->result_w },
+    /* what the worker kills if we die: as kill_new, not for a kernel's */
+    .sweep = x->result_w < 0,
+    .keep = x->old_pids,
+    .n_keep = x->n_old,
   };
   _cleanup_close_ int null = -1;
   /* Without code or --stdin, the caller's stdin, as for a one-shot. */

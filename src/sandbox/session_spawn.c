@@ -217,8 +217,17 @@ arrange_fds (int *conn, const int *fds, size_t nfds)
   return 0;
 }
 
+/* What to kill with the process if the client goes away. */
+struct sweep
+{
+  bool on;
+  pid_t *keep;
+  size_t n_keep;
+};
+
 static void
-parse_request (const char *buf, size_t len, struct sr_exec_opts *eo)
+parse_request (const char *buf, size_t len, struct sr_exec_opts *eo,
+               struct sweep *sw)
 {
   for (const char *p = buf; p < buf + len; p += strlen (p) + 1)
     if (p[0] == 'a')
@@ -227,6 +236,41 @@ parse_request (const char *buf, size_t len, struct sr_exec_opts *eo)
       strv_append (&eo->env, p + 1);
     else if (p[0] == 'c' && eo->cwd == NULL)
       eo->cwd = p + 1;
+    else if (p[0] == 's')
+      sw->on = true;
+    else if (p[0] == 'k')
+      {
+        sw->keep = xrealloc (sw->keep, (sw->n_keep + 1) * sizeof *sw->keep);
+        sw->keep[sw->n_keep++] = (pid_t) atoi (p + 1);
+      }
+}
+
+void
+sb_spawn_kill_new (const struct sr_globals *g, const char *id,
+                   const pid_t *old, size_t n_old)
+{
+  for (int round = 0; round < 50; round++)
+    {
+      _cleanup_free_ pid_t *pids = NULL;
+      size_t n = 0, killed = 0;
+      sr_error *err = NULL;
+      if (sr_container_pids (g, id, &pids, &n, &err) < 0)
+        {
+          sr_error_free (err);
+          return;
+        }
+      for (size_t i = 0; i < n; i++)
+        {
+          bool was_there = false;
+          for (size_t j = 0; j < n_old && !was_there; j++)
+            was_there = old[j] == pids[i];
+          if (!was_there && kill (pids[i], SIGKILL) == 0)
+            killed++;
+        }
+      if (killed == 0)
+        return;
+      usleep (2000);
+    }
 }
 
 static int
@@ -266,9 +310,11 @@ start (const struct sr_globals *g, const char *id, const char *dir,
   return keep;
 }
 
-/* Until the process ends; a client that goes away first takes it along. */
+/* Until the process ends; a client that goes away first takes it along,
+ * and with a sweep what it started. */
 static void
-watch (int conn, int pidfd)
+watch (const struct sr_globals *g, const char *id, int conn, int pidfd,
+       const struct sweep *sw)
 {
   struct sr_exit ex = { .code = -1, .signal = SIGKILL };
   _cleanup_error_ sr_error *err = NULL;
@@ -284,6 +330,8 @@ watch (int conn, int pidfd)
       if (p[1].revents && recv (conn, &c, 1, MSG_DONTWAIT) <= 0)
         {
           syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+          if (sw->on)
+            sb_spawn_kill_new (g, id, sw->keep, sw->n_keep);
           break;
         }
     }
@@ -306,6 +354,7 @@ serve (const struct sr_globals *g, const char *id, const char *dir,
   size_t len = 0;
   _cleanup_error_ sr_error *err = NULL;
   struct sr_exec_opts eo = { 0 };
+  struct sweep sw = { 0 };
   sigset_t none;
 
   sigemptyset (&none);
@@ -318,7 +367,7 @@ serve (const struct sr_globals *g, const char *id, const char *dir,
                     err ? err->msg : "arrange the fds");
       _exit (1);
     }
-  parse_request (buf, len, &eo);
+  parse_request (buf, len, &eo, &sw);
   eo.preserve_fds = nfds > 3 ? (int) nfds - 3 : 0;
   int pidfd = eo.args == NULL ? sr_fail (&err, EINVAL, "no command")
                               : start (g, id, dir, prep, &eo, conn, &err);
@@ -327,7 +376,7 @@ serve (const struct sr_globals *g, const char *id, const char *dir,
       reply_failed (conn, sr_error_errno (err), err->msg);
       _exit (1);
     }
-  watch (conn, pidfd);
+  watch (g, id, conn, pidfd, &sw);
   _exit (0);
 }
 
@@ -378,6 +427,14 @@ encode (const struct sb_spawn_request *rq, size_t *len)
     put (&buf, len, 'e', rq->env[i]);
   if (rq->cwd != NULL)
     put (&buf, len, 'c', rq->cwd);
+  if (rq->sweep)
+    put (&buf, len, 's', "");
+  for (size_t i = 0; rq->sweep && i < rq->n_keep; i++)
+    {
+      char n[16];
+      snprintf (n, sizeof n, "%d", (int) rq->keep[i]);
+      put (&buf, len, 'k', n);
+    }
   return buf;
 }
 

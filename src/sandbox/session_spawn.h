@@ -14,6 +14,8 @@
 #ifndef SANDRUN_SANDBOX_SESSION_SPAWN_H
 #define SANDRUN_SANDBOX_SESSION_SPAWN_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "sandrun/container.h"
@@ -37,7 +39,18 @@ struct sb_spawn_request
   char **env;
   const char *cwd;
   int fds[4]; /* stdin, stdout, stderr, and the kernel client's fd 3 or -1 */
+  /* If the client goes away: kill, with the process, every process of the
+   * sandbox but these (those there before it started). */
+  bool sweep;
+  const pid_t *keep;
+  size_t n_keep;
 };
+
+/* Kill every process of container `id` that is not in old[], until none is
+ * left (they may be forking; a double fork or setsid does not leave the
+ * cgroup). */
+void sb_spawn_kill_new (const struct sr_globals *g, const char *id,
+                        const pid_t *old, size_t n_old);
 
 /* Client: start the process; *conn stays open for sb_spawn_wait. */
 int sb_spawn_start (const char *dir, const struct sb_spawn_request *rq,

@@ -127,13 +127,14 @@ wait_gone() {
 	runtime sandbox stop "$S"
 }
 
-@test "session: an execution whose sandrun is SIGKILLed is stopped, not left running" {
+@test "session: an execution whose sandrun is SIGKILLed is stopped with what it started; earlier ones' processes live on" {
 	start --name "$S"
-	"$RUNTIME" --root "$ROOT" sandbox exec "$S" --quiet -- sleep 4321 &
+	ex "$S" -- sh -c 'sleep 4320 >/dev/null 2>&1 & echo started'
+	"$RUNTIME" --root "$ROOT" sandbox exec "$S" --quiet -- sh -c 'setsid sleep 4322 & sleep 4321' &
 	local client=$! i
 	for i in $(seq 100); do
 		ex "$S" -- ps -eo args
-		[[ $(receipt .stdout) == *"sleep 4321"* ]] && break
+		[[ $(receipt .stdout) == *"sleep 4321"* && $(receipt .stdout) == *"sleep 4322"* ]] && break
 		sleep 0.1
 	done
 	[[ $(receipt .stdout) == *"sleep 4321"* ]] || fail "the execution never started"
@@ -141,10 +142,12 @@ wait_gone() {
 	wait "$client" || true
 	for i in $(seq 100); do
 		ex "$S" -- ps -eo args
-		[[ $(receipt .stdout) != *"sleep 4321"* ]] && break
+		[[ $(receipt .stdout) != *"sleep 4321"* && $(receipt .stdout) != *"sleep 4322"* ]] && break
 		sleep 0.1
 	done
 	[[ $(receipt .stdout) != *"sleep 4321"* ]] || fail "the execution outlived its sandrun: $(receipt .stdout)"
+	[[ $(receipt .stdout) != *"sleep 4322"* ]] || fail "what it started outlived its sandrun: $(receipt .stdout)"
+	[[ $(receipt .stdout) == *"sleep 4320"* ]] || fail "an earlier execution's process was killed: $(receipt .stdout)"
 	runtime sandbox stop "$S"
 }
 
