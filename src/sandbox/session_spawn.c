@@ -20,9 +20,9 @@
 #include "sandrun/exec.h"
 #include "sandrun/util.h"
 
-#define MAGIC 0x58535253u           /* "SRSX" */
-#define MAX_REQUEST (4u << 20)      /* the command and its environment */
-#define REQUEST_WAIT_MS 10000       /* a client that connects and says nothing */
+#define MAGIC 0x58535253u      /* "SRSX" */
+#define MAX_REQUEST (4u << 20) /* the command and its environment */
+#define REQUEST_WAIT_MS 10000  /* a client that connects and says nothing */
 #define MAX_FDS 4
 
 struct header
@@ -40,8 +40,8 @@ enum reply_kind
 struct reply
 {
   int32_t kind;
-  int32_t pid;   /* started */
-  int32_t error; /* failed: errno */
+  int32_t pid;                       /* started */
+  int32_t error;                     /* failed: errno */
   int32_t code, signal, core_dumped; /* exited */
   char msg[1024];                    /* failed */
 };
@@ -125,8 +125,8 @@ recv_with_fds (int sock, void *buf, size_t len, int *fds, size_t max,
   while (got < len)
     {
       char control[CMSG_SPACE (MAX_FDS * sizeof (int))];
-      struct iovec iov = { .iov_base = (char *) buf + got,
-                           .iov_len = len - got };
+      struct iovec iov
+          = { .iov_base = (char *) buf + got, .iov_len = len - got };
       struct msghdr m = { .msg_iov = &iov,
                           .msg_iovlen = 1,
                           .msg_control = control,
@@ -182,8 +182,7 @@ read_request (int conn, int *fds, size_t *nfds, char **buf, size_t *len,
     return sr_fail (err, ETIMEDOUT, "no request");
   if (recv_with_fds (conn, &h, sizeof h, fds, MAX_FDS, nfds) <= 0)
     return sr_fail (err, errno ? errno : EPIPE, "read the request");
-  if (h.magic != MAGIC || h.len > MAX_REQUEST || h.nfds != *nfds
-      || h.nfds < 3)
+  if (h.magic != MAGIC || h.len > MAX_REQUEST || h.nfds != *nfds || h.nfds < 3)
     return sr_fail (err, EPROTO, "malformed request");
   *buf = xmalloc (h.len + 1);
   if (h.len > 0 && recv_with_fds (conn, *buf, h.len, NULL, 0, NULL) <= 0)
@@ -458,8 +457,8 @@ sb_spawn_start (const char *dir, const struct sb_spawn_request *rq, int *conn,
 {
   size_t len = 0, nfds = rq->fds[3] >= 0 ? 4 : 3;
   _cleanup_free_ char *buf = encode (rq, &len);
-  struct header h = { .magic = MAGIC, .len = (uint32_t) len,
-                      .nfds = (uint32_t) nfds };
+  struct header h
+      = { .magic = MAGIC, .len = (uint32_t) len, .nfds = (uint32_t) nfds };
   struct reply r;
   int got[1];
   size_t ngot = 0;
@@ -501,8 +500,9 @@ sb_spawn_wait (int conn, struct sr_exit *ex, sr_error **err)
   struct reply r;
   if (recv_with_fds (conn, &r, sizeof r, NULL, 0, NULL) <= 0
       || r.kind != REPLY_EXITED)
-    return sr_fail (err, EPIPE, "the session's supervisor did not report "
-                                "the exit status");
+    return sr_fail (err, EPIPE,
+                    "the session's supervisor did not report "
+                    "the exit status");
   ex->code = r.code;
   ex->signal = r.signal;
   ex->core_dumped = r.core_dumped != 0;
