@@ -40,22 +40,14 @@ sr_status_name (sr_status s)
 bool
 sr_init_alive (pid_t pid, unsigned long long start_time)
 {
-  char path[64], buf[512];
+  char state;
+  unsigned long long started;
 
-  if (pid <= 0)
+  if (pid <= 0 || sr_proc_stat (pid, &state, &started) < 0)
     return false;
-  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-  _cleanup_close_ int fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  if (state == 'Z' || state == 'X')
     return false;
-  ssize_t n = sr_read_all (fd, buf, sizeof buf - 1);
-  if (n <= 0)
-    return false;
-  buf[n] = '\0';
-  const char *p = strrchr (buf, ')');
-  if (p == NULL || p[1] == '\0' || p[2] == 'Z' || p[2] == 'X')
-    return false;
-  return start_time == 0 || sr_proc_start_time (pid) == start_time;
+  return start_time == 0 || started == start_time;
 }
 
 static sr_status

@@ -390,25 +390,35 @@ sr_store_list (sr_store *store, char ***ids, sr_error **err)
   return 0;
 }
 
-unsigned long long
-sr_proc_start_time (pid_t pid)
+int
+sr_proc_stat (pid_t pid, char *state, unsigned long long *start_time)
 {
   char path[64], buf[1024];
   snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
   _cleanup_close_ int fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return 0;
+    return -1;
   ssize_t n = sr_read_all (fd, buf, sizeof buf - 1);
   if (n <= 0)
-    return 0;
+    return -1;
   buf[n] = '\0';
   /* comm may contain spaces and parentheses: fields start after the last ')' */
   char *p = strrchr (buf, ')');
-  if (p == NULL)
-    return 0;
+  if (p == NULL || p[1] == '\0' || p[2] == '\0')
+    return -1;
+  *state = p[2];
   p++;
   /* p points at " state ppid ..." : start time is field 22, the 20th after ')' */
   for (int field = 3; field < 22 && p != NULL; field++)
     p = strchr (p + 1, ' ');
-  return p != NULL ? strtoull (p + 1, NULL, 10) : 0;
+  *start_time = p != NULL ? strtoull (p + 1, NULL, 10) : 0;
+  return 0;
+}
+
+unsigned long long
+sr_proc_start_time (pid_t pid)
+{
+  char state;
+  unsigned long long start = 0;
+  return sr_proc_stat (pid, &state, &start) == 0 ? start : 0;
 }

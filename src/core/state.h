@@ -79,6 +79,9 @@ int sr_write_file_atomic (int dirfd, const char *name, const void *data,
                           size_t len, mode_t mode, sr_error **err);
 
 
+/* A process's state letter and start time (clock ticks since boot) from
+ * one read of /proc/PID/stat; -1 when it is gone. */
+int sr_proc_stat (pid_t pid, char *state, unsigned long long *start_time);
 /* Field 22 of /proc/PID/stat (0 when the process does not exist). */
 unsigned long long sr_proc_start_time (pid_t pid);
 
