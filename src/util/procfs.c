@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +34,9 @@
 
 static int cached_root = -1;
 static uint64_t cached_mnt_id; /* 0 when statx cannot tell */
-static pid_t cached_root_pid;  /* the process that verified cached_root */
+/* Set in a child of fork(): the handle is checked again before its next
+ * use (see sr_procfs_root). */
+static bool verify_root;
 /* "self" and "thread-self" as the handle numbers them, for the process and
  * thread that asked last (a forked child asks again: its pid differs). */
 static pid_t cached_self_pid, cached_self_tid;
@@ -104,6 +107,23 @@ procfs_plain (void)
   return open ("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
+static void
+after_fork_in_child (void)
+{
+  verify_root = true;
+}
+
+/* A check per fork() rather than a getpid() per use: this is on every
+ * path into /proc.  (The core's own clones keep the handle as it is: they
+ * close nothing they do not own.) */
+static void
+watch_forks (void)
+{
+  static bool registered;
+  if (!registered)
+    registered = pthread_atfork (NULL, NULL, after_fork_in_child) == 0;
+}
+
 int
 sr_procfs_root (sr_error **err)
 {
@@ -116,15 +136,12 @@ sr_procfs_root (sr_error **err)
    * forked child checks again, once: a long-lived parent's child (a
    * session's worker) may have put its own fds at any number.  One that is
    * no longer the handle is forgotten, not closed: it is someone else's. */
-  pid_t self = getpid ();
-  if (cached_root >= 0 && cached_root_pid == self)
+  if (cached_root >= 0 && !verify_root)
     return cached_root;
+  verify_root = false;
   if (cached_root >= 0 && is_procfs_root (cached_root, &mnt_id)
       && mnt_id == cached_mnt_id)
-    {
-      cached_root_pid = self;
-      return cached_root;
-    }
+    return cached_root;
   cached_root = -1;
 
   for (size_t i = 0; i < ARRAY_SIZE (sources); i++)
@@ -134,7 +151,7 @@ sr_procfs_root (sr_error **err)
         {
           cached_root = fd;
           cached_mnt_id = mnt_id;
-          cached_root_pid = self;
+          watch_forks ();
           return fd;
         }
       sr_close (fd);
