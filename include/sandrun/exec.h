@@ -31,6 +31,7 @@ struct sr_exec_opts
   const char *console_socket;
   bool detach;
   const char *pid_file;
+  pid_t *pid; /* where to put the process's pid once it started, or NULL */
   char **env; /* -e KEY=VALUE: replaces the container's KEY, else added */
   const char *cwd;
   bool uid_set, gid_set; /* -u uid[:gid]; a uid alone keeps the gid */

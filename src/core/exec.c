@@ -290,6 +290,8 @@ drive_child (struct exec_txn *t, sr_error **err)
       || wait_for_execve (s->sync_fd, err) < 0)
     return -1;
   t->started = true;
+  if (t->opts->pid != NULL)
+    *t->opts->pid = s->pid;
   if (t->opts->pid_file != NULL)
     return sr_write_pid_file (t->opts->pid_file, s->pid, err);
   return 0;

@@ -377,7 +377,7 @@ live (struct supervisor *v)
       if (p[0].revents)
         return; /* the init died: the session is over */
       if (p[2].revents)
-        sb_spawn_accept (v->g, v->b.id, v->dir, v->listen_fd, &v->exec);
+        sb_spawn_accept (v->g, v->b.id, v->listen_fd, &v->exec);
       if (p[1].revents)
         {
           struct signalfd_siginfo si;
@@ -403,26 +403,12 @@ live (struct supervisor *v)
     }
 }
 
-/* The pid files of executions whose worker was killed mid-start. */
-static void
-remove_pid_files (const char *dir)
-{
-  DIR *d = opendir (dir);
-  struct dirent *de;
-  while (d != NULL && (de = readdir (d)) != NULL)
-    if (str_has_prefix (de->d_name, "exec-"))
-      unlinkat (dirfd (d), de->d_name, 0);
-  if (d != NULL)
-    closedir (d);
-}
-
 static void
 remove_session_dir (const char *dir)
 {
   static const char *const files[]
       = { INFO_FILE,        INFO_FILE ".new", USED_FILE, "busy",
           "kernel-started", SB_SPAWN_SOCKET,  LOCK_FILE };
-  remove_pid_files (dir);
   for (size_t i = 0; i < ARRAY_SIZE (files); i++)
     {
       _cleanup_free_ char *p = xasprintf ("%s/%s", dir, files[i]);

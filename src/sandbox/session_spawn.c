@@ -273,28 +273,20 @@ sb_spawn_kill_new (const struct sr_globals *g, const char *id,
 }
 
 static int
-start (const struct sr_globals *g, const char *id, const char *dir,
+start (const struct sr_globals *g, const char *id,
        const sr_exec_prepared *prep, struct sr_exec_opts *eo, int conn,
        sr_error **err)
 {
-  _cleanup_free_ char *pid_file
-      = xasprintf ("%s/exec-%d.pid", dir, (int) getpid ());
-  _cleanup_free_ char *text = NULL;
-  size_t len = 0;
+  pid_t pid = -1;
   int status = 0;
 
   eo->detach = true;
-  eo->pid_file = pid_file;
+  eo->pid = &pid;
   if (prep != NULL ? sr_exec_prepared_run (prep, eo, &status, err) < 0
                    : sr_container_exec (g, id, eo, &status, err) < 0)
     return -1;
-  int r = sr_read_file_at (AT_FDCWD, pid_file, 64, &text, &len, err);
-  unlink (pid_file);
-  if (r < 0)
-    return -1;
   /* Our child (the exec's intermediate cloned it with CLONE_PARENT): the
    * pid cannot be reused before we reap it. */
-  pid_t pid = (pid_t) atoi (text);
   _cleanup_close_ int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
   if (pidfd < 0)
     return sr_fail (err, errno, "pidfd_open %d", (int) pid);
@@ -344,7 +336,7 @@ watch (const struct sr_globals *g, const char *id, int conn, int pidfd,
 }
 
 static __attribute__ ((noreturn)) void
-serve (const struct sr_globals *g, const char *id, const char *dir,
+serve (const struct sr_globals *g, const char *id,
        const sr_exec_prepared *prep, int conn)
 {
   int fds[MAX_FDS];
@@ -369,7 +361,7 @@ serve (const struct sr_globals *g, const char *id, const char *dir,
   parse_request (buf, len, &eo, &sw);
   eo.preserve_fds = nfds > 3 ? (int) nfds - 3 : 0;
   int pidfd = eo.args == NULL ? sr_fail (&err, EINVAL, "no command")
-                              : start (g, id, dir, prep, &eo, conn, &err);
+                              : start (g, id, prep, &eo, conn, &err);
   if (pidfd < 0)
     {
       reply_failed (conn, sr_error_errno (err), err->msg);
@@ -380,8 +372,8 @@ serve (const struct sr_globals *g, const char *id, const char *dir,
 }
 
 void
-sb_spawn_accept (const struct sr_globals *g, const char *id, const char *dir,
-                 int listen_fd, sr_exec_prepared **prep)
+sb_spawn_accept (const struct sr_globals *g, const char *id, int listen_fd,
+                 sr_exec_prepared **prep)
 {
   int conn = accept4 (listen_fd, NULL, NULL, SOCK_CLOEXEC);
   if (conn < 0)
@@ -398,7 +390,7 @@ sb_spawn_accept (const struct sr_globals *g, const char *id, const char *dir,
   if (pid == 0)
     {
       close (listen_fd);
-      serve (g, id, dir, *prep, conn);
+      serve (g, id, *prep, conn);
     }
   close (conn);
 }

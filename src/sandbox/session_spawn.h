@@ -31,7 +31,7 @@ int sb_spawn_listen (const char *dir, sr_error **err);
  * it (container `id`, whose exec *prep holds once loaded); the supervisor
  * reaps it (and what it leaves). */
 void sb_spawn_accept (const struct sr_globals *g, const char *id,
-                      const char *dir, int listen_fd, sr_exec_prepared **prep);
+                      int listen_fd, sr_exec_prepared **prep);
 
 struct sb_spawn_request
 {
