@@ -50,8 +50,8 @@ sr_init_alive (pid_t pid, unsigned long long start_time)
   return start_time == 0 || started == start_time;
 }
 
-static sr_status
-derive_status (sr_container *c)
+sr_status
+sr_container_status_now (const sr_container *c, const sr_cgroup *cg)
 {
   if (!c->rec.created_done)
     return SR_STATUS_CREATING;
@@ -60,8 +60,9 @@ derive_status (sr_container *c)
   if (c->rec.cgroup_path != NULL)
     {
       bool frozen = false;
-      if (sr_cgroup_frozen_at (c->rec.cgroup_path, &frozen, NULL) == 0
-          && frozen)
+      int r = cg != NULL ? sr_cgroup_frozen (cg, &frozen, NULL)
+                         : sr_cgroup_frozen_at (c->rec.cgroup_path, &frozen, NULL);
+      if (r == 0 && frozen)
         return SR_STATUS_PAUSED;
     }
   if (faccessat (c->dirfd, EXEC_FIFO, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
@@ -92,7 +93,7 @@ sr_container_load (const struct sr_globals *g, const char *id, bool exclusive,
     return -1;
   if (sr_record_read (c->dirfd, &c->rec, err) < 0)
     return sr_wrap (err, "read state of container \"%s\"", id);
-  c->status = derive_status (c);
+  c->status = sr_container_status_now (c, NULL);
   return 0;
 }
 

@@ -133,15 +133,8 @@ compose (struct exec_txn *t, sr_error **err)
 static int
 check_now (struct exec_txn *t, sr_error **err)
 {
-  const struct sr_exec_prepared *p = t->prep;
-  sr_container c = p->c;
-  bool frozen = false;
-
-  if (!sr_init_alive (p->init_pid, p->init_start_time))
-    c.status = SR_STATUS_STOPPED;
-  else if (p->cg != NULL && sr_cgroup_frozen (p->cg, &frozen, NULL) == 0)
-    c.status = frozen ? SR_STATUS_PAUSED
-               : c.status == SR_STATUS_PAUSED ? SR_STATUS_RUNNING : c.status;
+  sr_container c = t->prep->c;
+  c.status = sr_container_status_now (&c, t->prep->cg);
   return check_status (&c, t->opts->ignore_paused, err);
 }
 

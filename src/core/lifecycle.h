@@ -44,6 +44,10 @@ sr_container_releasep (sr_container *c)
 int sr_container_open_cgroup (const struct sr_globals *g, const char *id,
                               sr_container *c, sr_cgroup **cg, sr_error **err);
 
+/* The status of a loaded container as it is now (sr_container_load sets
+ * c->status once); `cg`, its cgroup if open already, or NULL. */
+sr_status sr_container_status_now (const sr_container *c, const sr_cgroup *cg);
+
 /* The init is alive and is the process we started (pid not recycled, not a
  * zombie).  start_time 0 skips the recycling check. */
 bool sr_init_alive (pid_t pid, unsigned long long start_time);
